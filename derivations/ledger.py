@@ -1,0 +1,24 @@
+"""The ledger: the proof steps in the order of the proof. Adding a step is one line here."""
+
+from __future__ import annotations
+
+from derivations.step import Step
+from derivations.steps import exponential, normalizer
+
+STEPS: tuple[Step, ...] = (
+    exponential.STEP,
+    normalizer.STEP,
+)
+
+
+def select(ids: str | None) -> list[Step]:
+    """The steps named in a comma-separated list (all when None), in ledger order."""
+    if ids is None:
+        return list(STEPS)
+    wanted = [s.strip() for s in ids.split(",") if s.strip()]
+    known = {step.id for step in STEPS}
+    unknown = [s for s in wanted if s not in known]
+    if unknown or not wanted:
+        raise ValueError(f"steps must be a comma-separated list of step ids from "
+                         f"{', '.join(sorted(known))} (got {ids!r})")
+    return [step for step in STEPS if step.id in wanted]

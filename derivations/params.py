@@ -1,0 +1,92 @@
+"""The parameters of a verification run, validated once, with one-line errors."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+DEFAULT_SIZES = (250, 500, 1000, 2000)
+
+
+def _number(value: object, name: str) -> float:
+    try:
+        out = float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a number (got {value!r})") from None
+    if isinstance(value, bool) or not math.isfinite(out):
+        raise ValueError(f"{name} must be a finite number (got {value!r})")
+    return out
+
+
+def _integer(value: object, name: str, least: int) -> int:
+    if isinstance(value, bool):
+        raise ValueError(f"{name} must be an integer >= {least} (got {value!r})")
+    try:
+        out = int(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be an integer >= {least} (got {value!r})") from None
+    if out != value and not (isinstance(value, str) and value.strip().lstrip("+-").isdigit()):
+        raise ValueError(f"{name} must be an integer >= {least} (got {value!r})")
+    if out < least:
+        raise ValueError(f"{name} must be an integer >= {least} (got {value!r})")
+    return out
+
+
+def parse_sizes(text: str) -> tuple[int, ...]:
+    """'250,500,1000' → (250, 500, 1000); ValueError naming ``sizes`` otherwise."""
+    parts = [p.strip() for p in str(text).split(",")]
+    if not all(p.isdigit() for p in parts):
+        raise ValueError(f"sizes must be a comma-separated list of integers (got {text!r})")
+    return tuple(int(p) for p in parts)
+
+
+@dataclass(frozen=True)
+class Params:
+    """β, y = ℓ/d_qk, the sizes ℓ, the number of draws per size and the seed."""
+
+    beta: float = 1.0
+    y: float = 1.0
+    sizes: tuple[int, ...] = DEFAULT_SIZES
+    draws: int = 8
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        beta = _number(self.beta, "beta")
+        if beta <= 0:
+            raise ValueError(f"beta must be a positive finite number (got {self.beta!r})")
+        y = _number(self.y, "y")
+        if y <= 0:
+            raise ValueError(f"y must be a positive finite number (got {self.y!r})")
+        sizes = tuple(_integer(s, "sizes (each ell)", 2) for s in self.sizes)
+        if len(sizes) < 3:
+            raise ValueError(f"sizes must hold at least 3 values to fit a rate (got {len(sizes)})")
+        if any(b <= a for a, b in zip(sizes, sizes[1:])):
+            raise ValueError(f"sizes must be strictly increasing (got {list(sizes)})")
+        object.__setattr__(self, "beta", beta)
+        object.__setattr__(self, "y", y)
+        object.__setattr__(self, "sizes", sizes)
+        object.__setattr__(self, "draws", _integer(self.draws, "draws", 1))
+        object.__setattr__(self, "seed", _integer(self.seed, "seed", 0))
+        for ell in sizes:
+            self.d_qk(ell)
+
+    def d_qk(self, ell: int) -> int:
+        """d_qk = round(ℓ/y), at least 1."""
+        d = round(ell / self.y)
+        if d < 1:
+            raise ValueError(f"d_qk must be >= 1: ell/y = {ell}/{self.y} rounds to {d}")
+        return d
+
+    def require_d_qk(self, bound: float, what: str) -> None:
+        """Refuse sizes whose d_qk ≤ bound (``what`` does not exist there)."""
+        for ell in self.sizes:
+            d = self.d_qk(ell)
+            if not d > bound:
+                raise ValueError(
+                    f"d_qk must be > {bound:g} for {what} to exist at beta={self.beta:g} "
+                    f"(got d_qk={d} at ell={ell}, y={self.y:g})")
+
+    def as_dict(self) -> dict:
+        return {"beta": self.beta, "y": self.y, "sizes": list(self.sizes),
+                "d_qk": [self.d_qk(ell) for ell in self.sizes],
+                "draws": self.draws, "seed": self.seed}

@@ -1,0 +1,76 @@
+"""Run proof steps and collect their results with provenance."""
+
+from __future__ import annotations
+
+import platform
+import sys
+import time
+from dataclasses import dataclass, field
+
+import mpmath
+import numpy
+import sympy
+
+from derivations import __version__
+from derivations.params import Params
+from derivations.step import Step, Table, tex
+
+
+@dataclass
+class StepResult:
+    step: Step
+    derived: dict[str, str]          # name → LaTeX
+    tables: list[Table]
+    wall_s: float
+
+    @property
+    def passed(self) -> bool:
+        return all(t.passed for t in self.tables)
+
+
+@dataclass
+class Run:
+    params: Params
+    results: list[StepResult] = field(default_factory=list)
+    wall_s: float = 0.0
+
+    @property
+    def passed(self) -> bool:
+        return all(r.passed for r in self.results)
+
+    def provenance(self) -> dict:
+        return {
+            "attnge": __version__,
+            "python": sys.version.split()[0],
+            "numpy": numpy.__version__, "sympy": sympy.__version__,
+            "mpmath": mpmath.__version__,
+            "platform": platform.platform(),
+            "parameters": self.params.as_dict(),
+            "steps": [r.step.id for r in self.results],
+            "wall_s": round(self.wall_s, 3),
+            "date": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        }
+
+
+def validate(steps: list[Step], params: Params) -> None:
+    """Refuse bad parameters for any selected step before anything runs."""
+    for step in steps:
+        step.validate(params)
+
+
+def run(steps: list[Step], params: Params, progress=None) -> Run:
+    """Run the steps in order; ``progress(i, n, step_id)`` is called before each."""
+    validate(steps, params)
+    out = Run(params)
+    start = time.perf_counter()
+    for i, step in enumerate(steps):
+        if progress is not None:
+            progress(i, len(steps), step.id)
+        t0 = time.perf_counter()
+        derived = {name: tex(expr) for name, expr in step.derive(params).items()}
+        tables = step.check(params)
+        out.results.append(StepResult(step, derived, tables, time.perf_counter() - t0))
+    if progress is not None:
+        progress(len(steps), len(steps), "")
+    out.wall_s = time.perf_counter() - start
+    return out

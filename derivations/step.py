@@ -1,0 +1,87 @@
+"""What a proof step is, and what it reports.
+
+A step module defines ``STEP = Step(...)``: its id, title, claim (words, and LaTeX
+rendered from SymPy), what it derives, how it is checked (sizes, draws, predicted
+rate, failure criterion), and ``check(params) -> list[Table]``. A table row carries a
+verdict when it is a check; the step passes when every verdict is a pass.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import mpmath as mp
+import sympy as sp
+
+from derivations.params import Params
+
+Cell = str | int | float | bool | None
+
+
+@dataclass
+class Table:
+    """An evidence table: columns, rows and, per row, a verdict (None: not a check)."""
+
+    title: str
+    columns: list[str]
+    rows: list[list[Cell]] = field(default_factory=list)
+    verdicts: list[bool | None] = field(default_factory=list)
+    note: str = ""
+
+    def add(self, row: list[Cell], verdict: bool | None = None) -> None:
+        if len(row) != len(self.columns):
+            raise ValueError(f"row has {len(row)} cells for {len(self.columns)} columns")
+        self.rows.append(row)
+        self.verdicts.append(None if verdict is None else bool(verdict))
+
+    @property
+    def passed(self) -> bool:
+        return all(v is not False for v in self.verdicts)
+
+
+@dataclass(frozen=True)
+class Step:
+    """A proof step of the ledger."""
+
+    id: str
+    title: str
+    claim: str
+    latex: Callable[[], str]
+    derive: Callable[[Params], dict[str, sp.Expr | str]]
+    check: Callable[[Params], list[Table]]
+    method: str
+    failure: str
+    validate: Callable[[Params], None] = lambda params: None
+
+
+def tex(expr: sp.Expr | str) -> str:
+    """LaTeX of a SymPy object (strings pass through)."""
+    return expr if isinstance(expr, str) else sp.latex(expr)
+
+
+def digits_agree(measured: mp.mpf, exact: mp.mpf) -> float:
+    """Digits of agreement: −log₁₀ of the relative error (absolute when exact = 0)."""
+    measured, exact = mp.mpf(measured), mp.mpf(exact)
+    err = abs(measured - exact) / (abs(exact) if exact != 0 else 1)
+    return float("inf") if err == 0 else float(-mp.log10(err))
+
+
+def stouffer(z_scores: list[float]) -> float:
+    """Combined z of independent z-scores: Σz/√n (detects a bias shared by all sizes)."""
+    return float(sum(z_scores) / len(z_scores) ** 0.5)
+
+
+def digits_text(digits: float) -> str:
+    """Digits of agreement as text ('exact' when the two routes give the same number)."""
+    return "exact" if digits == float("inf") else f"{digits:.4g}"
+
+
+def fmt(value: float, digits: int = 6) -> str:
+    """A float with ``digits`` significant digits."""
+    return f"{value:.{digits}g}"
+
+
+def pm(value: float, se: float) -> str:
+    """'value ± se'."""
+    return f"{value:.6g} ± {se:.2g}"

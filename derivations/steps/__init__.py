@@ -1,0 +1,1 @@
+"""One module per proof step; ``derivations.ledger`` lists them in order."""

@@ -1,0 +1,1 @@
+"""NumPy sampling and measurement, mpmath reference numerics (may import ``theory``)."""

@@ -1,0 +1,119 @@
+"""Standard errors and fitted rates for sampled attention matrices.
+
+Entries of one matrix are dependent: S_ij shares q_i with its row and k_j with its
+column. Standard errors therefore come from a two-way (row and column) jackknife,
+and independent draws are pooled: SE = √(Σ_k var_k)/n.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+
+def two_way_mean(G: np.ndarray) -> tuple[float, float]:
+    """The mean of an array's entries and its variance (two-way jackknife).
+
+    Notes
+    -----
+    With G_ij = μ + a_i + b_j + e_ij, Var Ḡ = σ_a²/ℓ + σ_b²/ℓ' + σ_e²/(ℓℓ'). Deleting a
+    row (column) gives s²_rows/ℓ (s²_cols/ℓ'), each of which also holds σ_e²/(ℓℓ');
+    deleting a cell gives s²/(ℓℓ'), which removes the double count.
+    """
+    rows, cols = G.mean(axis=1), G.mean(axis=0)
+    var = rows.var(ddof=1) / rows.size + cols.var(ddof=1) / cols.size - G.var(ddof=1) / G.size
+    return float(G.mean()), float(max(var, 0.0))
+
+
+ROW_STATISTICS = ("mean", "variance")
+"""Statistics of D_1…D_n: the mean and the sample variance (1/(n − 1))."""
+
+
+def _from_sums(name: str, n: int | np.ndarray, s1, s2):
+    return s1 / n if name == "mean" else (s2 - s1**2 / n) / (n - 1)
+
+
+def row_statistics(X: np.ndarray) -> dict[str, tuple[float, float]]:
+    """Statistics of the row means D_i = (1/ℓ) Σ_j X_ij with their two-way variances.
+
+    Returns name → (value, variance) for each of ``ROW_STATISTICS``.
+
+    Notes
+    -----
+    Jackknife over rows (queries), columns (keys) and cells, V = V_row + V_col − V_cell,
+    as in ``two_way_mean`` (to which it reduces for the mean). Deleting key j maps
+    D_i ↦ (ℓD_i − X_ij)/(ℓ − 1) for every i; deleting cell (i, j) does so for row i.
+    """
+    n, m = X.shape
+    D = X.mean(axis=1)
+    Dc = D[:, None]
+    Dk = (m * Dc - X) / (m - 1)  # column j: D without key j
+    s1, s2 = D.sum(), (D**2).sum()
+    sums = {
+        "full": (n, s1, s2),
+        "row": (n - 1, s1 - D, s2 - D**2),
+        "key": (n, Dk.sum(axis=0), (Dk**2).sum(axis=0)),
+        "cell": (n, s1 - Dc + Dk, s2 - Dc**2 + Dk**2),
+    }
+    out = {}
+    for name in ROW_STATISTICS:
+        t = {part: _from_sums(name, *args) for part, args in sums.items()}
+        var = jackknife_variance(t["row"]) + jackknife_variance(t["key"]) \
+            - jackknife_variance(t["cell"])
+        out[name] = (float(t["full"]), float(max(var, 0.0)))
+    return out
+
+
+def jackknife_variance(leave_one_out: np.ndarray) -> float:
+    """(N − 1)/N Σ_k (T_{−k} − T̄)² over the N leave-one-out values."""
+    t = np.ravel(leave_one_out)
+    n = t.size
+    return float((n - 1) / n * ((t - t.mean()) ** 2).sum())
+
+
+def pool(estimates: list[float], variances: list[float]) -> tuple[float, float]:
+    """Average of independent draws and its standard error √(Σ var_k)/n."""
+    n = len(estimates)
+    return float(np.mean(estimates)), float(np.sqrt(np.sum(variances)) / n)
+
+
+@dataclass(frozen=True)
+class Rate:
+    """A fitted log–log slope with its standard error."""
+
+    slope: float
+    se: float
+
+    def agrees(self, predicted: float, z: float = 4.0, floor: float = 0.0) -> bool:
+        """|slope − predicted| ≤ max(z·se, floor)."""
+        return bool(abs(self.slope - predicted) <= max(z * self.se, floor))
+
+
+def fit_rate(sizes: list[int] | np.ndarray, values: list[float] | np.ndarray,
+             errors: list[float] | np.ndarray | None = None) -> Rate:
+    """Slope of log|value| against log(size).
+
+    With standard errors of the values, a weighted fit whose slope error comes from
+    them (errors of log|v| ≈ err/|v|), inflated by √(χ²/dof) when the fit is poor;
+    without, ordinary least squares with the residual standard error.
+    """
+    t = np.log(np.asarray(sizes, dtype=float))
+    v = np.abs(np.asarray(values, dtype=float))
+    if t.size < 3:
+        raise ValueError(f"sizes must hold at least 3 sizes to fit a rate (got {t.size})")
+    u = np.log(v)
+    if errors is None:
+        w = np.ones_like(t)
+    else:
+        w = (v / np.maximum(np.asarray(errors, dtype=float), 1e-300)) ** 2
+    tm = np.sum(w * t) / np.sum(w)
+    sxx = np.sum(w * (t - tm) ** 2)
+    slope = np.sum(w * (t - tm) * u) / sxx
+    resid = u - (np.sum(w * u) / np.sum(w) + slope * (t - tm))
+    chi2_dof = np.sum(w * resid**2) / (t.size - 2)
+    if errors is None:
+        se = np.sqrt(chi2_dof / sxx)
+    else:
+        se = np.sqrt(max(chi2_dof, 1.0) / sxx)
+    return Rate(float(slope), float(se))

@@ -1,0 +1,1 @@
+"""Symbolic derivations (SymPy, evaluated with mpmath). Never samples, never imports numerics."""

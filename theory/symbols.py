@@ -1,0 +1,62 @@
+"""The symbols of the theory and exact conversion of user numbers.
+
+β (inverse temperature), x (a standard Gaussian variable χ), k (an order),
+ℓ (tokens) and d_qk (query/key width) are positive SymPy symbols shared by every
+module of ``theory``.
+"""
+
+from __future__ import annotations
+
+import math
+from numbers import Real
+
+import sympy as sp
+
+beta = sp.Symbol("beta", positive=True)
+x = sp.Symbol("x", real=True)
+k = sp.Symbol("k", integer=True, nonnegative=True)
+ell = sp.Symbol("ell", positive=True)
+d_qk = sp.Symbol("d_qk", positive=True)
+y = sp.Symbol("y", positive=True)
+eps = sp.Symbol("epsilon", positive=True)
+
+
+def exact(value: Real | str | sp.Expr, name: str) -> sp.Expr:
+    """A finite real number as an exact SymPy number (decimals become rationals).
+
+    >>> exact(0.5, "beta")
+    1/2
+    >>> exact("1.1", "beta")
+    11/10
+    """
+    if isinstance(value, sp.Expr):
+        if not (value.is_real and value.is_finite):
+            raise ValueError(f"{name} must be a finite real number (got {value})")
+        return value
+    if isinstance(value, str):
+        try:
+            value = float(value)
+        except ValueError:
+            raise ValueError(f"{name} must be a finite real number (got {value!r})") from None
+    if isinstance(value, bool) or not isinstance(value, Real) or not math.isfinite(value):
+        raise ValueError(f"{name} must be a finite real number (got {value!r})")
+    text = str(value) if isinstance(value, int) else repr(float(value))
+    return sp.Rational(text)
+
+
+def positive_beta(value: Real | str | sp.Expr) -> sp.Expr:
+    """β as an exact positive number; ValueError naming ``beta`` otherwise."""
+    b = exact(value, "beta")
+    if not b.is_positive:
+        raise ValueError(f"beta must be a positive finite number (got {value})")
+    return b
+
+
+class He(sp.Function):
+    """He_k(x), the probabilists' Hermite polynomial, as an unevaluated symbol for claims."""
+
+    nargs = 2
+
+    def _latex(self, printer, exp=None) -> str:
+        k_, x_ = (printer._print(a) for a in self.args)
+        return rf"\mathrm{{He}}_{{{k_}}}\left({x_}\right)"
