@@ -19,11 +19,22 @@ def two_way_mean(G: np.ndarray) -> tuple[float, float]:
     -----
     With G_ij = μ + a_i + b_j + e_ij, Var Ḡ = σ_a²/ℓ + σ_b²/ℓ' + σ_e²/(ℓℓ'). Deleting a
     row (column) gives s²_rows/ℓ (s²_cols/ℓ'), each of which also holds σ_e²/(ℓℓ');
-    deleting a cell gives s²/(ℓℓ'), which removes the double count.
+    deleting a cell gives s²/(ℓℓ'), which removes the double count (see ``_combine``).
     """
     rows, cols = G.mean(axis=1), G.mean(axis=0)
-    var = rows.var(ddof=1) / rows.size + cols.var(ddof=1) / cols.size - G.var(ddof=1) / G.size
-    return float(G.mean()), float(max(var, 0.0))
+    v_row, v_col = rows.var(ddof=1) / rows.size, cols.var(ddof=1) / cols.size
+    return float(G.mean()), _combine(v_row, v_col, G.var(ddof=1) / G.size)
+
+
+def _combine(v_row: float, v_col: float, v_cell: float) -> float:
+    """V_row + V_col − V_cell, floored at V_row.
+
+    The rows (queries) are independent given the keys, so the row jackknife V_row is in
+    expectation at most the true variance; the floor only removes estimates that noise
+    in V_col − V_cell made too small. (V_col alone is no such bound: deleting a key
+    moves every D_i, and it also carries the query–key interaction.)
+    """
+    return float(max(v_row + v_col - v_cell, v_row))
 
 
 ROW_STATISTICS = ("mean", "variance")
@@ -59,9 +70,9 @@ def row_statistics(X: np.ndarray) -> dict[str, tuple[float, float]]:
     out = {}
     for name in ROW_STATISTICS:
         t = {part: _from_sums(name, *args) for part, args in sums.items()}
-        var = jackknife_variance(t["row"]) + jackknife_variance(t["key"]) \
-            - jackknife_variance(t["cell"])
-        out[name] = (float(t["full"]), float(max(var, 0.0)))
+        var = _combine(jackknife_variance(t["row"]), jackknife_variance(t["key"]),
+                       jackknife_variance(t["cell"]))
+        out[name] = (float(t["full"]), var)
     return out
 
 

@@ -1,0 +1,258 @@
+"""Every model of the chain √ℓA⊥ → Y → Y^f → Y^Q → Y^lin_Q → Y^lin_f, from one draw.
+
+The definitions are the project's own (math.md §4), with f(x) = e^{βx − β²/2} − 1,
+u = 𝟙/√ℓ, P = uuᵀ, P⊥ = I − P and ρ = K Kᵀ/d_qk:
+
+=========== ======================================= ==========================
+key         model                                   relation to the previous
+=========== ======================================= ==========================
+M0          √ℓ A P⊥ = √ℓ (A − P)                    —
+Y           e^{βS − β²/2} P⊥ / √ℓ                   M0 = D⁻¹ Y exactly
+Y_f         f(S) / √ℓ                               Y = Y^f P⊥ (rank-one gap)
+Y_Q         (f(S) − 𝟙cᵀ) / √ℓ, c_j = E[f(S_ij)|K]   rank-one gap
+Y_lin_Q     G Σ_f^{1/2} / √ℓ                        new randomness (G)
+Y_lin_f     G Σ_G^{1/2} / √ℓ                        same G as Y_lin_Q
+surrogate   √θ₁ Z / √ℓ                              i.i.d. (Marchenko–Pastur)
+=========== ======================================= ==========================
+
+Y_lin_f has, given K, the law of (βS + √(θ₁ − θ₂) Z′)/√ℓ: the rows of both are
+i.i.d. N(0, Σ_G). Sharing G with Y_lin_Q makes the norm of their difference
+meaningful on one draw.
+
+Randomness: G and Z are drawn from the ``rng`` passed to :func:`chain_models`, in this
+fixed order: first G = ``rng.standard_normal((ℓ, ℓ))``, then Z =
+``rng.standard_normal((ℓ, ℓ))``. Nothing else is drawn, so a draw is reproducible
+from (draw, β, the state of rng).
+
+Σ_f and c assume that, given K, the rows of Q have i.i.d. N(0, 1) entries (the case of
+an input X with orthonormal rows); for another X they are the covariance of that case.
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import NamedTuple
+
+import numpy as np
+
+from numerics.sampling import ScoreDraw, attention, normalizer
+from theory.linear_model import BETA, c_of_K, sigma_f, sigma_G, theta1_expr
+
+__all__ = [
+    "CHAIN_STEPS",
+    "MODEL_KEYS",
+    "ChainDiagonals",
+    "chain_diagonals",
+    "chain_models",
+    "key_gram",
+    "psd_sqrt",
+]
+
+MODEL_KEYS: tuple[str, ...] = ("M0", "Y", "Y_f", "Y_Q", "Y_lin_Q", "Y_lin_f", "surrogate")
+"""The keys of :func:`chain_models`, in the order of the chain."""
+
+CHAIN_STEPS: tuple[tuple[str, str], ...] = tuple(itertools.pairwise(MODEL_KEYS[:-1]))
+"""Consecutive pairs of the chain, M0 → Y → … → Y_lin_f (the surrogate is no step)."""
+
+NEGATIVE_EIGENVALUE_RTOL = 1e-10
+"""Eigenvalues below −rtol·max|λ| of a covariance are an error, not rounding."""
+
+
+class ChainDiagonals(NamedTuple):
+    """The diagonal matrices of the exact identities, as vectors.
+
+    D : D_ii = Z_i / (ℓ e^{β²/2}), so that M0 = D⁻¹ Y.
+    c : c_j = E[f(S_ij) | K], so that Y^Q = Y^f − 𝟙cᵀ/√ℓ.
+    """
+
+    D: np.ndarray
+    c: np.ndarray
+
+
+def _check_draw(draw: ScoreDraw) -> None:
+    if not isinstance(draw, ScoreDraw):
+        raise ValueError(f"draw must be a ScoreDraw (got {type(draw).__name__})")  # noqa: TRY004
+    ell = draw.S.shape[0]
+    if draw.S.shape != (ell, ell) or draw.K.shape[0] != ell:
+        raise ValueError(
+            f"draw must have a square S and ℓ rows of K (got S {draw.S.shape}, K {draw.K.shape})"
+        )
+
+
+def _check_beta(beta: float) -> float:
+    try:
+        value = float(beta)
+    except (TypeError, ValueError):
+        raise ValueError(f"beta must be a positive real number (got {beta!r})") from None
+    if not np.isfinite(value) or value <= 0:
+        raise ValueError(f"beta must be a positive finite number (got {beta!r})")
+    return value
+
+
+def key_gram(K: np.ndarray) -> np.ndarray:
+    """ρ = K Kᵀ / d_qk, the conditional covariance of a row of S given K.
+
+    Notes
+    -----
+    .. math:: \\rho = K K^\\top / d_{qk}, \\qquad S_{i\\cdot} \\mid K \\sim N(0, \\rho).
+    """
+    K = np.asarray(K, dtype=np.float64)
+    if K.ndim != 2 or K.shape[1] == 0:
+        raise ValueError(f"K must be a matrix with at least one column (got shape {K.shape})")
+    return (K @ K.T) / K.shape[1]
+
+
+def _key_variances(K: np.ndarray) -> np.ndarray:
+    """ρ_jj = ‖k_j‖²/d_qk, the one computation of the diagonal used for c."""
+    return np.einsum("ij,ij->i", K, K) / K.shape[1]
+
+
+def psd_sqrt(
+    sigma: np.ndarray, name: str = "sigma", rtol: float = NEGATIVE_EIGENVALUE_RTOL
+) -> np.ndarray:
+    """Symmetric square root of a positive semi-definite matrix, via ``eigh``.
+
+    Parameters
+    ----------
+    sigma : numpy.ndarray, shape (n, n)
+        Symmetric PSD matrix (only its lower triangle is read by ``eigh``).
+    name : str
+        The name used in the error message.
+    rtol : float
+        Eigenvalues in [−rtol·max|λ|, 0) are rounding and are clipped to 0; a more
+        negative one raises.
+
+    Returns
+    -------
+    numpy.ndarray, shape (n, n)
+        Σ^{1/2} = V diag(√λ) Vᵀ.
+
+    Raises
+    ------
+    ValueError
+        If ``sigma`` is not square or has a significantly negative eigenvalue.
+
+    Notes
+    -----
+    .. math:: \\Sigma = V \\operatorname{diag}(\\lambda) V^\\top, \\qquad
+              \\Sigma^{1/2} = V \\operatorname{diag}(\\sqrt{\\max(\\lambda, 0)}) V^\\top.
+    """
+    sigma = np.asarray(sigma, dtype=np.float64)
+    if sigma.ndim != 2 or sigma.shape[0] != sigma.shape[1]:
+        raise ValueError(f"{name} must be a square matrix (got shape {sigma.shape})")
+    lam, vecs = np.linalg.eigh(sigma)
+    scale = np.max(np.abs(lam)) if lam.size else 0.0
+    if lam.size and lam[0] < -rtol * scale:
+        raise ValueError(
+            f"{name} is not positive semi-definite: smallest eigenvalue {lam[0]:.3e} "
+            f"(largest |eigenvalue| {scale:.3e}, tolerance {rtol:.0e} relative)"
+        )
+    vecs *= np.sqrt(np.sqrt(np.clip(lam, 0.0, None)))  # (V λ^{1/4})(V λ^{1/4})ᵀ = V λ^{1/2} Vᵀ
+    return vecs @ vecs.T
+
+
+def chain_diagonals(draw: ScoreDraw, beta: float) -> ChainDiagonals:
+    """The vectors D (normalizer) and c (centring given K) of one draw.
+
+    Parameters
+    ----------
+    draw : ScoreDraw
+        One draw of Q, K, S.
+    beta : float
+        Inverse temperature, β > 0.
+
+    Returns
+    -------
+    ChainDiagonals
+        ``D`` of shape (ℓ,) and ``c`` of shape (ℓ,).
+
+    Notes
+    -----
+    .. math:: D_{ii} = \\frac{1}{\\ell e^{\\beta^2/2}} \\sum_j e^{\\beta S_{ij}}, \\qquad
+              c_j = e^{\\beta^2(\\rho_{jj} - 1)/2} - 1,\\ \\rho_{jj} = \\|k_j\\|^2/d_{qk}.
+    """
+    _check_draw(draw)
+    beta = _check_beta(beta)
+    return ChainDiagonals(D=normalizer(draw.S, beta), c=c_of_K(_key_variances(draw.K), beta))
+
+
+def chain_models(draw: ScoreDraw, beta: float, rng: np.random.Generator) -> dict[str, np.ndarray]:
+    """All models of the chain, and the i.i.d. surrogate, on one draw.
+
+    Parameters
+    ----------
+    draw : ScoreDraw
+        One draw of Q, K, S (ℓ×ℓ scores).
+    beta : float
+        Inverse temperature, β > 0.
+    rng : numpy.random.Generator
+        Source of G, then Z (each ℓ×ℓ standard normal, in that order).
+
+    Returns
+    -------
+    dict[str, numpy.ndarray]
+        Keys ``MODEL_KEYS``; each value a float64 ℓ×ℓ matrix.
+
+    Raises
+    ------
+    ValueError
+        On a bad ``draw``, ``beta`` or ``rng``, or if Σ_f or Σ_G has a significantly
+        negative eigenvalue.
+
+    Notes
+    -----
+    .. math::
+        M_0 = \\sqrt\\ell\\,(A - P),\\quad Y = e^{\\beta S - \\beta^2/2}P_\\perp/\\sqrt\\ell,\\quad
+        Y^f = f(S)/\\sqrt\\ell,\\quad Y^Q = (f(S) - \\mathbb 1 c^\\top)/\\sqrt\\ell,
+
+        Y^{lin}_Q = G\\Sigma_f^{1/2}/\\sqrt\\ell,\\quad
+        Y^{lin}_f = G\\Sigma_G^{1/2}/\\sqrt\\ell,\\quad
+        \\text{surrogate} = \\sqrt{\\theta_1}\\, Z/\\sqrt\\ell.
+
+    M0 is computed from the softmax (``sampling.attention``), Y from f(S) (``expm1``)
+    by removing row means, so that M0 = D⁻¹Y is a check, not a construction.
+    """
+    _check_draw(draw)
+    beta = _check_beta(beta)
+    if not isinstance(rng, np.random.Generator):
+        msg = f"rng must be a numpy.random.Generator (got {type(rng).__name__})"
+        raise ValueError(msg)  # noqa: TRY004
+    S = np.asarray(draw.S, dtype=np.float64)
+    ell = S.shape[0]
+    root = np.sqrt(ell)
+
+    m0 = attention(S, beta)
+    m0 *= root
+    m0 -= 1.0 / root
+
+    y_f = np.expm1(beta * S - beta**2 / 2)
+    y_f /= root
+    y = y_f - y_f.mean(axis=1, keepdims=True)
+
+    rho = key_gram(draw.K)
+    c = c_of_K(_key_variances(draw.K), beta)
+    y_q = y_f - c[None, :] / root
+
+    G = rng.standard_normal((ell, ell))
+    Z = rng.standard_normal((ell, ell))
+
+    sqrt_f = psd_sqrt(sigma_f(rho, beta), name="Sigma_f")
+    y_lin_q = G @ sqrt_f
+    del sqrt_f
+    y_lin_q /= root
+    sqrt_g = psd_sqrt(sigma_G(rho, beta), name="Sigma_G")
+    del rho
+    y_lin_f = G @ sqrt_g
+    del sqrt_g, G
+    y_lin_f /= root
+
+    Z *= np.sqrt(float(theta1_expr().subs(BETA, beta))) / root
+    return {
+        "M0": m0,
+        "Y": y,
+        "Y_f": y_f,
+        "Y_Q": y_q,
+        "Y_lin_Q": y_lin_q,
+        "Y_lin_f": y_lin_f,
+        "surrogate": Z,
+    }

@@ -1,0 +1,73 @@
+"""The command line: listing, verifying, JSON, reproducibility and bad input."""
+
+import json
+
+import pytest
+
+from derivations import ledger
+from derivations.cli import main
+
+SMALL = ["--sizes", "100,200,400", "--draws", "3"]
+
+
+def test_steps_lists_the_ledger(capsys):
+    assert main(["steps"]) == 0
+    out = capsys.readouterr().out
+    assert [line.split()[0] for line in out.splitlines()] == [s.id for s in ledger.STEPS]
+
+
+def test_verify_normalizer_passes_and_is_reproducible(capsys, tmp_path):
+    args = ["verify", "--steps", "normalizer", *SMALL, "--json", str(tmp_path / "a.json")]
+    assert main(args) == 0
+    first = capsys.readouterr().out
+    assert "attnge verify: 1 step, 1 passed, 0 failed" in first
+    assert main(args[:-1] + [str(tmp_path / "b.json")]) == 0
+    assert capsys.readouterr().out == first  # bit for bit
+    a = json.loads((tmp_path / "a.json").read_text())
+    b = json.loads((tmp_path / "b.json").read_text())
+    for step in a["steps"] + b["steps"]:
+        step.pop("wall_s")
+    assert a["steps"] == b["steps"] and a["passed"] is True
+    assert a["provenance"]["parameters"]["sizes"] == [100, 200, 400]
+    assert a["provenance"]["parameters"]["seed"] == 0
+    # every printed table cell is in the JSON
+    for table in a["steps"][0]["tables"]:
+        for row in table["rows"]:
+            assert "| " + " | ".join(row) in first
+
+
+def test_a_different_seed_changes_the_samples(capsys):
+    main(["verify", "--steps", "normalizer", *SMALL])
+    first = capsys.readouterr().out
+    main(["verify", "--steps", "normalizer", *SMALL, "--seed", "1"])
+    assert capsys.readouterr().out != first
+
+
+@pytest.mark.parametrize("args, name", [
+    (["--beta", "0"], "beta"), (["--beta", "-1"], "beta"), (["--beta", "inf"], "beta"),
+    (["--beta", "abc"], "beta"), (["--y", "0"], "y"), (["--y", "-2"], "y"),
+    (["--sizes", "1,2,3"], "sizes"), (["--sizes", "400,200,800"], "sizes"),
+    (["--sizes", "100,200"], "sizes"), (["--sizes", "a,b"], "sizes"),
+    (["--draws", "0"], "draws"), (["--draws", "1.5"], "draws"), (["--seed", "-1"], "seed"),
+    (["--steps", "nope"], "steps"), (["--y", "1000"], "d_qk"),
+    (["--beta", "4", "--sizes", "20,40,60"], "d_qk"), (["--bogus"], "unrecognized"),
+])
+def test_bad_input_one_line_exit_2(capsys, args, name):
+    assert main(["verify", *args]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    lines = captured.err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("attnge: error:") and name in lines[0]
+
+
+def test_json_into_a_folder_is_refused_before_running(capsys, tmp_path):
+    assert main(["verify", "--steps", "normalizer", *SMALL, "--json", str(tmp_path)]) == 2
+    assert "json" in capsys.readouterr().err
+
+
+def test_python_dash_m(tmp_path):
+    import subprocess
+    import sys
+    out = subprocess.run([sys.executable, "-m", "derivations", "steps"], capture_output=True,
+                         text=True, check=True)
+    assert "exponential" in out.stdout

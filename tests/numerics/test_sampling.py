@@ -1,0 +1,69 @@
+"""Sampling: shapes, exact identities, stability, reproducibility, explicit inputs."""
+
+import numpy as np
+import pytest
+
+from numerics.sampling import (attention, draw_rng, log_normalizer, normalizer,
+                               orthonormal_input, sample_scores)
+
+
+def test_shapes_and_scaling():
+    draw = sample_scores(50, 80, draw_rng(0, "t", 50, 0))
+    assert draw.Q.shape == (50, 80) and draw.K.shape == (50, 80) and draw.S.shape == (50, 50)
+    np.testing.assert_allclose(draw.S, draw.Q @ draw.K.T / np.sqrt(80), rtol=1e-14)
+    assert (draw.ell, draw.d_qk) == (50, 80)
+
+
+def test_attention_rows_and_normalizer_identity():
+    S = sample_scores(60, 60, draw_rng(1, "t", 60, 0)).S
+    beta = 1.3
+    A = attention(S, beta)
+    np.testing.assert_allclose(A.sum(axis=1), 1, atol=1e-14)
+    D = normalizer(S, beta)
+    # A_ij = e^{βS_ij} / Z_i and Z_i = ℓ e^{β²/2} D_ii
+    expected = np.exp(beta * S) / (60 * np.exp(beta**2 / 2) * D[:, None])
+    np.testing.assert_allclose(A, expected, rtol=1e-12)
+
+
+def test_stable_at_large_beta():
+    S = sample_scores(40, 40, draw_rng(2, "t", 40, 0)).S
+    A = attention(S, 200.0)
+    assert np.all(np.isfinite(A)) and np.allclose(A.sum(axis=1), 1)
+    assert np.all(np.isfinite(log_normalizer(S, 200.0)))
+    # the limit β → ∞ puts all mass on the row maximum
+    np.testing.assert_array_equal(A.argmax(axis=1), S.argmax(axis=1))
+
+
+def test_streams_reproducible_and_independent():
+    a = sample_scores(30, 30, draw_rng(7, "step", 30, 0)).S
+    b = sample_scores(30, 30, draw_rng(7, "step", 30, 0)).S
+    c = sample_scores(30, 30, draw_rng(7, "step", 30, 1)).S
+    d = sample_scores(30, 30, draw_rng(7, "other", 30, 0)).S
+    assert np.array_equal(a, b)
+    assert not np.allclose(a, c) and not np.allclose(a, d)
+
+
+def test_explicit_orthonormal_input():
+    rng = draw_rng(3, "t", 20, 0)
+    X = orthonormal_input(20, 64, rng)
+    np.testing.assert_allclose(X @ X.T, np.eye(20), atol=1e-13)
+    draw = sample_scores(20, 16, rng, X=X)
+    assert draw.S.shape == (20, 20)
+    # with orthonormal X the scores have unit variance on average
+    scores = np.concatenate([sample_scores(20, 200, draw_rng(4, "t", 20, i), X=X).S.ravel()
+                             for i in range(20)])
+    assert abs(scores.var() - 1) < 0.05
+
+
+def test_gaussian_input_changes_the_law():
+    rng = draw_rng(5, "t", 30, 0)
+    X = rng.standard_normal((30, 60))  # rows of norm² ≈ 60, not orthonormal
+    S = sample_scores(30, 50, rng, X=X).S
+    assert S.var() > 100
+
+
+def test_bad_input():
+    with pytest.raises(ValueError, match="X must be a matrix with ell=5 rows"):
+        sample_scores(5, 3, draw_rng(0, "t", 5, 0), X=np.ones((4, 3)))
+    with pytest.raises(ValueError, match="d must be >= ell"):
+        orthonormal_input(10, 5, draw_rng(0, "t", 10, 0))

@@ -1,0 +1,68 @@
+"""Two-way standard errors are calibrated; rate fits recover known slopes."""
+
+import numpy as np
+import pytest
+
+from numerics.stats import fit_rate, jackknife_variance, pool, row_statistics, two_way_mean
+
+
+def _two_way(rng, n, sa=1.0, sb=0.5, se=3.0):
+    return 2 + sa * rng.standard_normal((n, 1)) + sb * rng.standard_normal((1, n)) \
+        + se * rng.standard_normal((n, n))
+
+
+def test_two_way_variance_matches_the_model():
+    rng = np.random.default_rng(0)
+    n = 60
+    exact = 1.0 / n + 0.25 / n + 9.0 / n**2
+    est = [two_way_mean(_two_way(rng, n))[1] for _ in range(200)]
+    assert abs(np.mean(est) / exact - 1) < 0.05
+
+
+def test_two_way_standard_error_is_calibrated():
+    rng = np.random.default_rng(1)
+    means, variances = zip(*(two_way_mean(_two_way(rng, 40)) for _ in range(400)))
+    z = (np.array(means) - 2) / np.sqrt(variances)
+    assert 0.85 < z.std() < 1.15
+
+
+def test_row_statistics_mean_equals_two_way_mean():
+    rng = np.random.default_rng(2)
+    X = np.exp(rng.standard_normal((50, 50)))
+    mean, var = row_statistics(X)["mean"]
+    m2, v2 = two_way_mean(X)
+    assert mean == pytest.approx(m2, rel=1e-12)
+    assert var == pytest.approx(v2, rel=0.1)  # cell deletion differs by O(1/ℓ)
+
+
+def test_row_variance_standard_error_is_calibrated():
+    rng = np.random.default_rng(3)
+    est, var = [], []
+    for _ in range(300):  # i.i.d. rows: Var(D_i) = 1/ℓ exactly for unit cells
+        X = rng.standard_normal((40, 40))
+        v, s = row_statistics(X)["variance"]
+        est.append(v)
+        var.append(s)
+    z = (np.array(est) - 1 / 40) / np.sqrt(var)
+    # the sample variance is skewed (chi-square), so z leans slightly negative
+    assert abs(z.mean()) < 0.3 and 0.75 < z.std() < 1.15
+
+
+def test_jackknife_and_pool():
+    assert jackknife_variance(np.array([1.0, 1.0, 1.0])) == 0
+    assert pool([1.0, 3.0], [4.0, 0.0]) == (2.0, 1.0)
+
+
+def test_fit_rate_recovers_slope():
+    sizes = [100, 200, 400, 800]
+    values = [3 * s**-0.5 for s in sizes]
+    rate = fit_rate(sizes, values)
+    assert rate.slope == pytest.approx(-0.5, abs=1e-12) and rate.se < 1e-10
+    noisy = fit_rate(sizes, [v * (1 + e) for v, e in zip(values, [0.01, -0.01, 0.02, 0])],
+                     errors=[0.01 * v for v in values])
+    assert noisy.agrees(-0.5) and not noisy.agrees(-1.0)
+
+
+def test_fit_rate_needs_three_sizes():
+    with pytest.raises(ValueError, match="sizes"):
+        fit_rate([1, 2], [1, 2])

@@ -1,0 +1,43 @@
+"""Closed-form Gaussian and chi-square expectations against mpmath quadrature."""
+
+import mpmath as mp
+import pytest
+import sympy as sp
+
+from numerics.reference import chi2_integral, gaussian_integral
+from theory.gaussian import chi2_expectation, gaussian_expectation, gaussian_moment
+
+x, v = sp.Symbol("x", real=True), sp.Symbol("v", positive=True)
+
+
+def test_gaussian_moments_are_double_factorials():
+    assert [gaussian_moment(j) for j in range(7)] == [1, 0, 1, 0, 3, 0, 15]
+
+
+@pytest.mark.parametrize("expr", [
+    x**4 * sp.exp(sp.Rational(3, 2) * x),
+    (sp.exp(x / 2) - 1) ** 3,
+    x * sp.exp(-x + 1) + x**2,
+])
+def test_gaussian_expectation_matches_quadrature(expr):
+    exact = gaussian_expectation(expr, x)
+    f = sp.lambdify(x, expr, "mpmath")
+    with mp.workdps(30):
+        quad = gaussian_integral(f, 30, center=2)
+        assert abs(quad - mp.mpf(sp.N(exact, 40))) < mp.mpf(10) ** -25 * max(1, abs(quad))
+
+
+def test_gaussian_expectation_refuses_nonlinear_exponent():
+    with pytest.raises(ValueError, match="linear"):
+        gaussian_expectation(sp.exp(x**2), x)
+
+
+@pytest.mark.parametrize("d", [7, 40])
+def test_chi2_expectation_matches_quadrature(d):
+    expr = (v**2 + 3) * sp.exp(sp.Rational(1, 3) * v) + v
+    exact, rates = chi2_expectation(expr, v, sp.Integer(d))
+    assert rates == [sp.Rational(1, 3)]
+    f = sp.lambdify(v, expr, "mpmath")
+    with mp.workdps(30):
+        quad = chi2_integral(f, d, 30)
+        assert abs(quad - mp.mpf(sp.N(exact, 40))) < mp.mpf(10) ** -25 * abs(quad)
