@@ -3,11 +3,32 @@
 from __future__ import annotations
 
 from derivations.step import Step
-from derivations.steps import exponential, normalizer
+from derivations.steps import (
+    chain_m0_y,
+    chain_y_yf,
+    chain_yf_yq,
+    chain_ylinq_ylinf,
+    chain_yq_ylinq,
+    exponential,
+    limit_law,
+    normalizer,
+    not_marchenko_pastur,
+    outliers,
+    perron,
+)
 
 STEPS: tuple[Step, ...] = (
     exponential.STEP,
     normalizer.STEP,
+    chain_m0_y.STEP,
+    chain_y_yf.STEP,
+    chain_yf_yq.STEP,
+    chain_yq_ylinq.STEP,
+    chain_ylinq_ylinf.STEP,
+    limit_law.STEP,
+    not_marchenko_pastur.STEP,
+    perron.STEP,
+    outliers.STEP,
 )
 
 

@@ -27,9 +27,10 @@ def markdown_table(table: Table) -> str:
     lines = [f"**{table.title}**", ""]
     if table.note:
         lines += [table.note, ""]
-    lines += ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
+    header = [c.replace("|", "\\|") for c in columns]
+    lines += ["| " + " | ".join(header) + " |", "|" + "---|" * len(columns)]
     for row, verdict in zip(table.rows, table.verdicts):
-        cells = [cell(c) for c in row]
+        cells = [cell(c).replace("|", "\\|") for c in row]  # a bar inside a cell is text
         if len(columns) > len(row):
             cells.append("" if verdict is None else ("PASS" if verdict else "FAIL"))
         lines.append("| " + " | ".join(cells) + " |")

@@ -71,7 +71,7 @@ def _mpmath_function(expr: sp.Expr):
     return sp.lambdify((beta, ell, d_qk), expr, "mpmath")
 
 
-def _at(expr: sp.Expr, b: float, ell_value, d_value) -> mp.mpf:
+def evaluate(expr: sp.Expr, b: float, ell_value, d_value) -> mp.mpf:
     """expr at β = b (exact rational), ℓ, d_qk, at the working precision."""
     r = positive_beta(b)
     return _mpmath_function(expr)(mp.mpf(r.p) / r.q, mp.mpf(ell_value), mp.mpf(d_value))
@@ -92,7 +92,7 @@ def exact_table(params: Params) -> Table:
             m2 = mp.exp(-B2) * chi2_integral(lambda v: mp.exp(2 * B2 * v), d, DPS)
             m11 = mp.exp(-B2) * chi2_integral(lambda v: mp.exp(B2 * v), d, DPS)
             var = m2 / L + (1 - mp.mpf(1) / L) * m11 - mu**2
-            e_sym, v_sym = _at(nz.mean(), params.beta, L, d), _at(nz.variance(), params.beta, L, d)
+            e_sym, v_sym = evaluate(nz.mean(), params.beta, L, d), evaluate(nz.variance(), params.beta, L, d)
             dig = (digits_agree(mu, e_sym), digits_agree(var, v_sym))
             table.add([L, d, mp.nstr(e_sym, 15), mp.nstr(v_sym, 15), digits_text(dig[0]),
                        digits_text(dig[1])], min(dig) >= MIN_DIGITS)
@@ -122,8 +122,8 @@ def expansion_table(params: Params) -> Table:
             series = nz.expansion(name, n).subs(eps, 1 / d_qk)
             following = nz.expansion(name, n + 1).subs(eps, 1 / d_qk) - series
             with mp.workdps(60):
-                res = [_at(exact - series, params.beta, params.y * d, d) for d in grid]
-                ratio = res[-1] / _at(following, params.beta, params.y * grid[-1], grid[-1])
+                res = [evaluate(exact - series, params.beta, params.y * d, d) for d in grid]
+                ratio = res[-1] / evaluate(following, params.beta, params.y * grid[-1], grid[-1])
             rate = stats.fit_rate(grid, [float(abs(r)) for r in res])
             ok = abs(rate.slope + n + 1) <= 0.05 and abs(ratio - 1) <= NEXT_TERM_TOLERANCE
             table.add([name, n, *[mp.nstr(r, 4) for r in res], fmt(rate.slope, 4), -(n + 1),
@@ -160,7 +160,7 @@ def sampled_tables(params: Params) -> list[Table]:
         for L in params.sizes:
             d = params.d_qk(L)
             mean, se = samples[L][key]
-            exact = float(_at(formula(), params.beta, L, d))
+            exact = float(evaluate(formula(), params.beta, L, d))
             z = (mean - exact) / se
             if d > bound:
                 zs.append(z)
@@ -184,7 +184,7 @@ def sampled_tables(params: Params) -> list[Table]:
         m = samples[L]["max"]
         mean = float(np.mean(m))
         se = float(np.std(m, ddof=1) / np.sqrt(len(m))) if len(m) > 1 else 0.0
-        sd = float(mp.sqrt(_at(nz.variance(), params.beta, L, d)))
+        sd = float(mp.sqrt(evaluate(nz.variance(), params.beta, L, d)))
         means.append(mean)
         ses.append(se)
         conc.add([L, d, pm(mean, se), fmt(sd, 6), fmt(mean / (sd * np.sqrt(2 * np.log(L))), 4)])

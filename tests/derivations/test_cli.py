@@ -71,3 +71,9 @@ def test_python_dash_m(tmp_path):
     out = subprocess.run([sys.executable, "-m", "derivations", "steps"], capture_output=True,
                          text=True, check=True)
     assert "exponential" in out.stdout
+
+
+def test_sizes_too_large_for_memory_exit_2(capsys):
+    code = main(["verify", "--steps", "perron", "--sizes", "200000,400000,800000"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1 and "sizes" in err[0] and "GiB" in err[0]

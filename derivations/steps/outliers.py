@@ -1,0 +1,161 @@
+"""Step ``outliers``: what makes the outliers of √ℓA⊥, where they sit, how they move.
+
+A large score S_ij makes a large entry a = (e^{βS_ij − β²/2}/D_ii − 1)/√ℓ, a rank-one
+spike a e_i e_jᵀ on top of a bulk with law ν∞. When a > a_c it makes one outlier at
+λ(a) with λ m(λ)² = 1/a² (``theory.outliers``). The expected number of entries above a
+is ℓ² P(S_ij > (log(1 + a√ℓ) + β²/2)/β) (``numerics.outliers``): it falls with ℓ (the
+log-normal entries lose to the 1/√ℓ scaling) and rises steeply with β. Being O(1) in
+number, they leave the limit law alone.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import sympy as sp
+
+from derivations import evidence as ev
+from derivations import sweep
+from derivations.params import Params
+from derivations.step import Step, Table
+from numerics.outliers import expected_entries_above
+from theory import outliers as th
+
+ID = "outliers"
+MARGIN = 5.0            # outliers counted above E(1 + MARGIN ℓ^{−2/3}): beyond the edge's
+LOCATION_TOL = 0.05     # Tracy–Widom fluctuations
+PROJECTION = (10**4, 10**5, 10**6, 10**7)
+BETA_FACTORS = (0.75, 1.0, 1.25)
+
+
+def latex() -> str:
+    return (r"\lambda\, m_{\nu_\infty}(\lambda)^2 = a^{-2},\quad g(s) = "
+            + sp.latex(th.jump_stieltjes()) + r",\quad \lambda(a) = s^2/a^2 \text{ at } "
+            r"g(s) = a^{-2},\quad a_c = g(s^*)^{-1/2}")
+
+
+def derive(params: Params) -> dict[str, sp.Expr | str]:
+    s_star, E, a_c = th.edge_point(params.beta, params.y)
+    return {"g(s)": th.jump_stieltjes(), "outlier of an entry a": r"\lambda = s^2/a^2,\ "
+            r"g(s) = a^{-2}", "s*, E, a_c at the run's parameters":
+            sp.Tuple(*[sp.Float(str(v), 12) for v in (s_star, E, a_c)])}
+
+
+def level(ell: int, E: float) -> float:
+    return E * (1 + MARGIN * ell ** (-2 / 3))
+
+
+def location_table(sw: ev.Sweep, params: Params, E: float) -> Table:
+    table = Table("Where the outliers sit: the k-th largest s^2 of M0 against lambda(a_k) of the "
+                  f"k-th largest entry (distinct rows and columns), for predictions above "
+                  f"E(1 + {MARGIN:g} ell^(-2/3)) (pass: mean relative error within "
+                  f"max(4 se, {LOCATION_TOL:g}) of 0)",
+                  ["ell", "outliers", "example (observed / predicted)",
+                   "mean relative error ± se", "max |relative error|"])
+    pooled = []
+    for ell, draws in sw.items():
+        errors, example = [], ""
+        for m in draws:
+            predicted = [th.outlier_location(a, params.beta, params.y) for a in m.top_entries]
+            predicted = [p for p in predicted if p is not None and p > level(ell, E)]
+            observed = m.spectra["M0"][:len(predicted)]
+            errors += list(observed / np.array(predicted) - 1)
+            if predicted and not example:
+                example = f"{observed[0]:.4g} / {predicted[0]:.4g}"
+        pooled += errors
+        if not errors:
+            table.add([ell, 0, "", "", ""])
+            continue
+        mean, se = ev.mean_se(np.array(errors))
+        table.add([ell, len(errors), example, ev.pm(mean, se),
+                   ev.fmt(float(np.max(np.abs(errors))), 3)],
+                  abs(mean) <= max(4 * se, LOCATION_TOL))
+    if pooled:
+        mean, se = ev.mean_se(np.array(pooled))
+        table.add(["all", len(pooled), "", ev.pm(mean, se), ev.fmt(float(np.max(np.abs(pooled))), 3)],
+                  abs(mean) <= max(4 * se, LOCATION_TOL))
+    return table
+
+
+def count_table(sw: ev.Sweep, params: Params, E: float) -> Table:
+    table = ev.z_table("How many: s^2 of M0 above E(1 + 5 ell^(-2/3)), summed over draws, "
+                       "against the expected number of entries above the a that puts an "
+                       "outlier there (Poisson)")
+    zs = []
+    for ell, draws in sw.items():
+        lam = level(ell, E)
+        a = th.entry_for_location(lam, params.beta, params.y)
+        expected = len(draws) * expected_entries_above(a, ell, params.d_qk(ell), params.beta)
+        observed = sum(int(np.sum(m.spectra["M0"] > lam)) for m in draws)
+        if expected <= 0:
+            table.add(["count", ell, str(observed), "0", "no outliers expected"],
+                      observed == 0)
+            continue
+        z = (observed - expected) / np.sqrt(expected)
+        zs.append(z)
+        table.add(["count", ell, str(observed), ev.fmt(expected, 4), ev.fmt(z, 3)],
+                  abs(z) <= ev.Z_MAX)
+    if zs:
+        combined = ev.stouffer(zs)
+        table.add(["count", "all", "", "", f"{combined:.3g} (combined)"],
+                  abs(combined) <= ev.Z_MAX)
+    return table
+
+
+def movement_table(params: Params) -> Table:
+    sizes = list(params.sizes) + [L for L in PROJECTION if L > max(params.sizes)]
+    table = Table("How they move: expected number of outliers per matrix (entries above a_c), "
+                  f"y = {params.y:g}", ["beta", "a_c", *[f"ell={L:g}" for L in sizes]])
+    for factor in BETA_FACTORS:
+        b = params.beta * factor
+        a_c = float(th.edge_point(b, params.y)[2])
+        table.add([ev.fmt(b, 4), ev.fmt(a_c, 5),
+                   *[ev.fmt(expected_entries_above(a_c, L, max(1, round(L / params.y)), b), 3)
+                     for L in sizes]])
+    return table
+
+
+def share_table(sw: ev.Sweep, params: Params, E: float) -> Table:
+    """The outliers' share of m_2 vanishes: O(1) values of size O(1) out of ℓ."""
+    table = ev.rate_table("They do not move the limit law: the share of m_2 carried by the "
+                          "values above E(1 + 5 ell^(-2/3)) (count O(1), so predicted slope -1)",
+                          params)
+    shares = [np.array([np.sum(s[s > level(ell, E)] ** 2) / np.sum(s**2)
+                        for s in (m.spectra["M0"] for m in draws)]) for ell, draws in sw.items()]
+    counts = [np.array([np.sum(m.spectra["M0"] > level(ell, E)) for m in draws], dtype=float)
+              for ell, draws in sw.items()]
+    if min(c.mean() for c in counts) > 0:
+        ev.rate_row(table, "count per draw", params, counts, 0.0, "at most", 0.25, judged=False)
+    if min(v.mean() for v in shares) > 0:
+        ev.rate_row(table, "share of m_2", params, shares, -1.0, "at most", 0.25)
+    else:
+        table.add(["share of m_2 (no outliers at some size: nothing to move)",
+                   *[ev.pm(*ev.mean_se(v)) for v in shares], "", "-1", ""])
+    return table
+
+
+def check(params: Params) -> list[Table]:
+    sw = sweep.chain_sweep(params)
+    E = float(th.edge_point(params.beta, params.y)[1])
+    return [location_table(sw, params, E), count_table(sw, params, E), movement_table(params),
+            share_table(sw, params, E)]
+
+
+STEP = Step(
+    id=ID,
+    title="Outliers of sqrt(ell) A_perp: one per large entry, at lambda(a), O(1) of them",
+    claim=("Each entry a > a_c of sqrt(ell) A_perp makes one outlier at lambda(a), "
+           "lambda m(lambda)^2 = 1/a^2 with m the Stieltjes transform of nu_infinity; the "
+           "expected number is ell^2 P(S > (log(1 + a_c sqrt(ell)) + b^2/2)/b), which falls "
+           "with ell and rises with b; they carry a vanishing share of the spectrum."),
+    latex=latex,
+    derive=derive,
+    check=check,
+    validate=sweep.validate,
+    method=("On the shared draws: the largest entries of M0 in distinct rows and columns "
+            "give predicted outliers, matched in order to the largest s^2; counts above "
+            "E(1 + 5 ell^-2/3) against the expected number (exact finite-d_qk score tail, "
+            "Poisson z); the expected count against ell and b; the outliers' share of m_2."),
+    failure=("a mean relative location error beyond max(4 se, 5 %), a count more than 5 "
+             "Poisson standard errors from its expectation, or the outliers' share of m_2 decaying "
+             "slower than 1/ell."),
+)

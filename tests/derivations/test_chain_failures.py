@@ -1,0 +1,118 @@
+"""Every chain step can fail: a wrong formula or a wrong model makes it report FAIL."""
+
+import numpy as np
+import pytest
+import sympy as sp
+
+import numerics.chain
+import numerics.measure
+from derivations import sweep
+from derivations.params import Params
+from derivations.steps import (
+    chain_m0_y,
+    chain_y_yf,
+    chain_yf_yq,
+    chain_ylinq_ylinf,
+    chain_yq_ylinq,
+    limit_law,
+    not_marchenko_pastur,
+    outliers,
+    perron,
+)
+from theory import limit_law as ll
+from theory import linear_model as lm
+from theory import outliers as th
+
+SMALL = Params(sizes=(250, 500, 1000), draws=3)
+
+
+def passed(tables):
+    return all(t.passed for t in tables)
+
+
+@pytest.fixture
+def fresh_sweep():
+    """Measurements made under an injection must not leak into other tests."""
+    sweep._sweep.cache_clear()
+    yield
+    sweep._sweep.cache_clear()
+
+
+def test_every_step_passes_on_small_sizes():
+    for step in (chain_m0_y, chain_y_yf, chain_yf_yq, chain_yq_ylinq, chain_ylinq_ylinf,
+                 limit_law, not_marchenko_pastur, perron, outliers):
+        assert passed(step.check(SMALL)), step.ID
+
+
+def test_wrong_normalizer_breaks_the_identity(monkeypatch, fresh_sweep):
+    right = numerics.measure.normalizer
+    monkeypatch.setattr(numerics.measure, "normalizer", lambda S, b: right(S, b) * 1.01)
+    assert not chain_m0_y.check(SMALL)[0].passed
+
+
+def test_wrong_norm_of_d_minus_one_fails(monkeypatch):
+    right = chain_y_yf.norm_squared
+    monkeypatch.setattr(chain_y_yf, "norm_squared", lambda: right() * sp.Rational(13, 10))  # 30 %: 3 draws
+    assert not passed(chain_y_yf.check(SMALL))
+
+
+def test_wrong_centring_fails(monkeypatch, fresh_sweep):
+    right = numerics.chain.c_of_K
+    monkeypatch.setattr(numerics.chain, "c_of_K", lambda rho, b: right(rho, b) * 1.25)
+    failed = [row for t in chain_yf_yq.check(SMALL) for row, v in zip(t.rows, t.verdicts)
+              if v is False]
+    assert any("projection on c" in str(row[0]) for row in failed)
+
+
+def test_wrong_conditional_covariance_fails(monkeypatch, fresh_sweep):
+    monkeypatch.setattr(numerics.measure, "sigma_f", lm.sigma_G)  # the linear one instead
+    z = chain_yq_ylinq.check(SMALL)[1]
+    assert not z.passed
+
+
+def test_wrong_sigma_f_formula_fails_quadrature(monkeypatch):
+    right = lm.sigma_f_expr
+    monkeypatch.setattr(lm, "sigma_f_expr", lambda: right() * sp.Rational(101, 100))
+    assert not chain_yq_ylinq.sigma_table(SMALL).passed
+
+
+def test_wrong_spike_fails(monkeypatch):
+    right = chain_ylinq_ylinf.spike
+    monkeypatch.setattr(chain_ylinq_ylinf, "spike", lambda: 2 * right())
+    assert not passed(chain_ylinq_ylinf.check(SMALL))
+
+
+def test_wrong_limit_moments_fail(monkeypatch):
+    monkeypatch.setattr(ll, "limit_moments",
+                        lambda K, t1, t2, y: ll.mp_surrogate_moments(K, t1))  # Marchenko–Pastur
+    assert not passed(limit_law.check(SMALL))
+
+
+def test_marchenko_pastur_samples_are_not_separated(monkeypatch, fresh_sweep):
+    right = numerics.measure.chain_models
+
+    def surrogate_everywhere(scores, b, rng):
+        models = right(scores, b, rng)
+        ell = scores.S.shape[0]
+        models["M0"] = np.sqrt(np.expm1(b * b)) * rng.standard_normal((ell, ell)) / np.sqrt(ell)
+        return models
+    monkeypatch.setattr(numerics.measure, "chain_models", surrogate_everywhere)
+    assert not passed(not_marchenko_pastur.check(SMALL))
+
+
+def test_wrong_frobenius_limit_fails(monkeypatch):
+    right = perron.frobenius_limit
+    monkeypatch.setattr(perron, "frobenius_limit", lambda: right() + sp.Rational(1, 10))
+    assert not passed(perron.check(SMALL))
+
+
+def test_outlier_at_the_entry_alone_fails(monkeypatch):
+    monkeypatch.setattr(th, "outlier_location",
+                        lambda a, b, y, dps=20: a * a if a > th.edge_point(b, y)[2] else None)
+    assert not outliers.location_table(sweep.chain_sweep(SMALL), SMALL,
+                                       float(th.edge_point(1.0, 1.0)[1])).passed
+
+
+def test_memory_guard_refuses_before_allocating():
+    with pytest.raises(ValueError, match="sizes: ell=1000000 needs"):
+        numerics.measure.require_memory(10**6)
