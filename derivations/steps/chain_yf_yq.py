@@ -8,7 +8,6 @@ The difference has rank one and norm ‖c‖, with E‖c‖² = ℓ(m₁₁ − 
 from __future__ import annotations
 
 import mpmath as mp
-import numpy as np
 import sympy as sp
 
 from derivations import evidence as ev
