@@ -37,6 +37,8 @@ def _parser() -> argparse.ArgumentParser:
     v.add_argument("--draws", default=Params.draws, help="draws per size >= 1 "
                    "(default %(default)s)")
     v.add_argument("--seed", default=Params.seed, help="seed >= 0 (default %(default)s)")
+    v.add_argument("--remove-top", default=Params.remove_top, metavar="R",
+                   help="squared singular values removed from the bulk (default %(default)s)")
     v.add_argument("--json", default=None, metavar="FILE", help="write every number and "
                    "the provenance as JSON")
     return p
@@ -64,7 +66,7 @@ def _steps() -> int:
 
 def _verify(args: argparse.Namespace) -> int:
     params = Params(beta=args.beta, y=args.y, sizes=parse_sizes(args.sizes),
-                    draws=args.draws, seed=args.seed)
+                    draws=args.draws, seed=args.seed, remove_top=args.remove_top)
     steps = ledger.select(args.steps)
     if args.json is not None and Path(args.json).is_dir():
         raise ValueError(f"json must be a file path, not a folder (got {args.json!r})")

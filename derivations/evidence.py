@@ -92,10 +92,9 @@ def rank_table(sweep: Sweep, key: str, predicted: int) -> Table:
 
 
 def moment_rows(table: Table, sweep: Sweep, params: Params, a: str, b: str,
-                predicted: float, rule: str, tol: float, judged: bool = True,
-                remove: tuple[int, ...] = (0, 3)) -> None:
-    """|m_q(a) − m_q(b)|, q = 1..4, over the full spectrum and the bulk."""
-    for r in remove:
+                predicted: float, rule: str, tol: float, judged: bool = True) -> None:
+    """|m_q(a) − m_q(b)|, q = 1..4, over the full spectrum and the bulk (top r removed)."""
+    for r in sorted({0, params.remove_top}):
         for q in range(1, 5):
             values = per_size(sweep, lambda m, q=q, r=r:
                               abs(m.moments(a, r)[q - 1] - m.moments(b, r)[q - 1]))

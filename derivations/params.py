@@ -49,6 +49,7 @@ class Params:
     sizes: tuple[int, ...] = DEFAULT_SIZES
     draws: int = 8
     seed: int = 0
+    remove_top: int = 3     # r: the top r squared singular values left out of "the bulk"
 
     def __post_init__(self) -> None:
         beta = _number(self.beta, "beta")
@@ -67,6 +68,11 @@ class Params:
         object.__setattr__(self, "sizes", sizes)
         object.__setattr__(self, "draws", _integer(self.draws, "draws", 1))
         object.__setattr__(self, "seed", _integer(self.seed, "seed", 0))
+        r = _integer(self.remove_top, "remove_top", 0)
+        if r >= sizes[0] - 1:
+            raise ValueError(f"remove_top must be an integer from 0 to {sizes[0] - 2} "
+                             f"(below the smallest ell) (got {r})")
+        object.__setattr__(self, "remove_top", r)
         for ell in sizes:
             self.d_qk(ell)
 
@@ -89,4 +95,4 @@ class Params:
     def as_dict(self) -> dict:
         return {"beta": self.beta, "y": self.y, "sizes": list(self.sizes),
                 "d_qk": [self.d_qk(ell) for ell in self.sizes],
-                "draws": self.draws, "seed": self.seed}
+                "draws": self.draws, "seed": self.seed, "remove_top": self.remove_top}

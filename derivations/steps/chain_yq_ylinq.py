@@ -82,9 +82,10 @@ def check(params: Params) -> list[Table]:
                   ev.per_size(sw, lambda m, key=key: m.statistics[key][1]))
     dist = ev.rate_table("Spectral distances between Y^Q and Y^lin_Q (independent draws; "
                          "mean over draws)", params)
-    ev.rate_row(dist, "Kolmogorov distance of the bulks (top 3 removed)", params,
+    r = params.remove_top
+    ev.rate_row(dist, f"Kolmogorov distance of the bulks (top {r} removed)", params,
                 ev.per_size(sw, lambda m: spectra.kolmogorov_distance(
-                    spectra.bulk(m.spectra["Y_Q"]), spectra.bulk(m.spectra["Y_lin_Q"]))),
+                    spectra.bulk(m.spectra["Y_Q"], r), spectra.bulk(m.spectra["Y_lin_Q"], r))),
                 -0.5, "at most")
     ev.moment_rows(dist, sw, params, "Y_Q", "Y_lin_Q", -0.5, "at most", 0.1)
     return [sigma_table(params), z, dist]

@@ -14,7 +14,7 @@ from derivations import evidence as ev
 from derivations import sweep
 from derivations.params import Params
 from derivations.step import Step, Table
-from derivations.steps.limit_law import BULK, limit_values
+from derivations.steps.limit_law import limit_values
 from theory import limit_law as ll
 from theory.symbols import beta, positive_beta, y
 
@@ -46,6 +46,7 @@ def _separation(a: np.ndarray, b: np.ndarray) -> tuple[float, float]:
 def check(params: Params) -> list[Table]:
     sw = sweep.chain_sweep(params)
     _, edge = limit_values(params)
+    top = params.remove_top
     b = positive_beta(params.beta)
     theta1 = float(sp.exp(b**2) - 1)
     predicted_gap = float(gap().subs({beta: b, y: sp.Rational(str(params.y))}))
@@ -57,9 +58,9 @@ def check(params: Params) -> list[Table]:
     separations: dict[str, list[np.ndarray]] = {}
     # the full m_2 carries the outliers' heavy tails: reported, not judged
     rows = [("m_2, full", lambda m, k: m.moments(k)[1], predicted_gap, False),
-            (f"m_2, bulk (top {BULK} removed)", lambda m, k: m.moments(k, BULK)[1],
+            (f"m_2, bulk (top {top} removed)", lambda m, k: m.moments(k, top)[1],
              predicted_gap, True),
-            (f"bulk edge lambda_{BULK + 1}", lambda m, k: m.spectra[k][BULK], edge - 4 * theta1,
+            (f"bulk edge lambda_{top + 1}", lambda m, k: m.spectra[k][top], edge - 4 * theta1,
              True)]
     judged_labels = [label for label, *_, judged in rows if judged]
     for label, fn, predicted, judged in rows:

@@ -51,6 +51,7 @@ def test_a_different_seed_changes_the_samples(capsys):
     (["--draws", "0"], "draws"), (["--draws", "1.5"], "draws"), (["--seed", "-1"], "seed"),
     (["--steps", "nope"], "steps"), (["--y", "1000"], "d_qk"),
     (["--beta", "4", "--sizes", "20,40,60"], "d_qk"), (["--bogus"], "unrecognized"),
+    (["--remove-top", "-1"], "remove_top"), (["--remove-top", "5000"], "remove_top"),
 ])
 def test_bad_input_one_line_exit_2(capsys, args, name):
     assert main(["verify", *args]) == 2
