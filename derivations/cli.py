@@ -1,4 +1,4 @@
-"""The ``attnge`` command: ``attnge steps`` and ``attnge verify``.
+"""The ``attnge`` command: ``steps``, ``verify``, ``tables`` and ``spectrum``.
 
 Exit codes: 0 every check passed, 1 a check failed, 2 bad input (one line, no traceback).
 """
@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 from pathlib import Path
 
-from derivations import __version__, ledger, report, runner
-from derivations.params import DEFAULT_SIZES, Params, parse_sizes
+from derivations import __version__, figures, ledger, report, runner, spectrum, tables
+from derivations.params import DEFAULT_SIZES, Params, _integer, parse_sizes
+from theory.symbols import positive_beta
 
 
 class UsageError(Exception):
@@ -41,6 +43,30 @@ def _parser() -> argparse.ArgumentParser:
                    help="squared singular values removed from the bulk (default %(default)s)")
     v.add_argument("--json", default=None, metavar="FILE", help="write every number and "
                    "the provenance as JSON")
+    v.add_argument("--report", default=None, metavar="DIR", help="write report.md (with a "
+                   "log-log figure per step) and report.json to DIR (needs the plot extra)")
+    t = sub.add_parser("tables", help="coefficient tables for papers: closed forms, decimals")
+    t.add_argument("--beta", default="0.5,1,2", help="comma-separated beta values "
+                   "(default %(default)s)")
+    t.add_argument("--y", default="1", help="comma-separated y = ell/d_qk (default %(default)s)")
+    t.add_argument("--order", default=8, help="Hermite coefficients a_0..a_K and moments "
+                   "m_1..m_K, K >= 1 (default %(default)s)")
+    t.add_argument("--moments", default=None, help="number of moments if not K")
+    t.add_argument("--digits", default=20, help="significant digits (default %(default)s)")
+    t.add_argument("--ell", default=None, help="ell for exact E D_ii, Var D_ii (with --dqk)")
+    t.add_argument("--dqk", default=None, help="d_qk for exact E D_ii, Var D_ii (with --ell)")
+    t.add_argument("--format", default="md", help="md, latex, csv or json (default md)")
+    t.add_argument("--out", default=None, metavar="FILE", help="write to FILE (atomically)")
+    f = sub.add_parser("spectrum", help="the paper's Figure 1: spectra of the chain of models")
+    f.add_argument("--beta", default=1.0, help="beta > 0 (default 1)")
+    f.add_argument("--ell", default=1000, help="tokens ell >= 2 (default 1000)")
+    f.add_argument("--dqk", default=1000, help="d_qk >= 1 (default 1000)")
+    f.add_argument("--draws", default=10, help="draws >= 1 (default 10)")
+    f.add_argument("--seed", default=0, help="seed >= 0 (default 0)")
+    f.add_argument("--remove-top", default=3, metavar="R", help="top values removed per draw "
+                   "from the histograms (default 3)")
+    f.add_argument("--out", default="spectrum.png", metavar="FIG.png", help="the figure; the "
+                   "numbers go to FIG.csv beside it (default %(default)s)")
     return p
 
 
@@ -70,12 +96,60 @@ def _verify(args: argparse.Namespace) -> int:
     steps = ledger.select(args.steps)
     if args.json is not None and Path(args.json).is_dir():
         raise ValueError(f"json must be a file path, not a folder (got {args.json!r})")
+    if args.report is not None:
+        if Path(args.report).exists() and not Path(args.report).is_dir():
+            raise ValueError(f"report must be a folder (got the file {args.report!r})")
+        figures.require()
     run = runner.run(steps, params, progress=_progress_bar())
     sys.stdout.write(report.markdown(run))
     if args.json is not None:
         report.write_json(run, args.json)
+    if args.report is not None:
+        sys.stderr.write(f"report: {report.write_report(run, args.report)}\n")
     sys.stderr.write(f"wall time {run.wall_s:.1f} s\n")
     return 0 if run.passed else 1
+
+
+def _tables(args: argparse.Namespace) -> int:
+    start = time.perf_counter()
+    if args.format not in tables.FORMATS:
+        raise ValueError(f"format must be one of {', '.join(tables.FORMATS)} "
+                         f"(got {args.format!r})")
+    if args.out is not None and Path(args.out).is_dir():
+        raise ValueError(f"out must be a file path, not a folder (got {args.out!r})")
+    betas = tables.parse_list(args.beta, "beta")
+    ys = tables.parse_list(args.y, "y")
+    rows = tables.build(betas, ys, args.order, args.digits, args.ell, args.dqk, args.moments)
+    parameters = {"beta": [str(b) for b in betas], "y": [str(v) for v in ys],
+                  "order": int(args.order), "moments": int(args.moments or args.order),
+                  "digits": int(args.digits), "ell": args.ell, "dqk": args.dqk}
+    text = tables.render(rows, args.format,
+                         runner.provenance(parameters, time.perf_counter() - start))
+    if args.out is None:
+        sys.stdout.write(text)
+    else:
+        report.write_atomic(args.out, text)
+    return 0
+
+
+def _spectrum(args: argparse.Namespace) -> int:
+    beta = positive_beta(args.beta)
+    draws, seed = _integer(args.draws, "draws", 1), _integer(args.seed, "seed", 0)
+    ell = _integer(args.ell, "ell", 2)
+    dqk = _integer(args.dqk, "dqk", 1)
+    remove_top = _integer(args.remove_top, "remove_top", 0)
+    out = Path(args.out)
+    if out.is_dir() or out.suffix.lower() != ".png":
+        raise ValueError(f"out must be a .png file path (got {args.out!r})")
+    figures.require()
+    bar = _progress_bar()
+    data = spectrum.sample(float(beta), ell, dqk, draws, seed, remove_top,
+                           progress=None if bar is None else
+                           (lambda i, n: bar(i, n, f"draw {min(i + 1, n)}" if i < n else "")))
+    spectrum.plot(data, out)
+    report.write_atomic(out.with_suffix(".csv"), spectrum.to_csv(data))
+    sys.stderr.write(f"figure: {out}\nnumbers: {out.with_suffix('.csv')}\n")
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -83,6 +157,10 @@ def main(argv: list[str] | None = None) -> int:
         args = _parser().parse_args(argv)
         if args.command == "steps":
             return _steps()
+        if args.command == "tables":
+            return _tables(args)
+        if args.command == "spectrum":
+            return _spectrum(args)
         return _verify(args)
     except (UsageError, ValueError) as err:
         print(f"attnge: error: {err}", file=sys.stderr)

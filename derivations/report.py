@@ -7,6 +7,8 @@ import os
 import tempfile
 from pathlib import Path
 
+import numpy as np
+
 from derivations.runner import Run, StepResult
 from derivations.step import Cell, Table
 
@@ -37,7 +39,7 @@ def markdown_table(table: Table) -> str:
     return "\n".join(lines)
 
 
-def markdown_step(result: StepResult) -> str:
+def markdown_step(result: StepResult, figure: str | None = None) -> str:
     step = result.step
     verdict = "PASS" if result.passed else "FAIL"
     parts = [f"## {step.id}: {step.title} — {verdict}", "",
@@ -47,7 +49,57 @@ def markdown_step(result: StepResult) -> str:
     parts += ["", f"Check: {step.method}", "", f"Fails when: {step.failure}", ""]
     for table in result.tables:
         parts += [markdown_table(table), ""]
+    if figure is not None:
+        parts += [f"![{step.id}: errors against size, log-log, with fitted slopes]({figure})", ""]
     return "\n".join(parts)
+
+
+def figure_series(result: StepResult) -> list[dict]:
+    return [s for table in result.tables for s in table.series]
+
+
+def plot_series(series: list[dict], title: str, path: str | Path) -> None:
+    """One log–log panel per fitted rate: points ± se, the fitted line, its slope."""
+    from derivations.figures import pyplot, save
+
+    plt = pyplot()
+    cols = min(4, len(series))
+    rows = -(-len(series) // cols)
+    fig, axes = plt.subplots(rows, cols, figsize=(4.2 * cols, 3.2 * rows), squeeze=False)
+    for ax, s in zip(axes.flat, series):
+        x, v = np.array(s["xs"]), np.array(s["values"])
+        ax.errorbar(x, v, yerr=s["errors"], fmt="o", ms=4, capsize=2)
+        if np.all(v > 0):
+            b = np.mean(np.log(v) - s["slope"] * np.log(x))
+            ax.plot(x, np.exp(b) * x ** s["slope"], "-", lw=1,
+                    label=f"slope {s['slope']:.3g} ± {s['slope_se']:.2g} "
+                          f"(predicted {s['predicted']:.3g})")
+            ax.set_xscale("log")
+            ax.set_yscale("log")
+            ax.legend(fontsize=7)
+        ax.set_title(s["label"], fontsize=8)
+        ax.set_xlabel(s["x"])
+    for ax in list(axes.flat)[len(series):]:
+        ax.axis("off")
+    fig.suptitle(title)
+    fig.tight_layout()
+    save(fig, path)
+
+
+def write_report(run: Run, folder: str | Path) -> Path:
+    """report.md (claims, derivations, tables, one log–log figure per step) and report.json."""
+    folder = Path(folder)
+    parts = []
+    for r in run.results:
+        series = figure_series(r)
+        figure = None
+        if series:
+            figure = f"{r.step.id}.png"
+            plot_series(series, f"{r.step.id}: errors against size", folder / figure)
+        parts.append(markdown_step(r, figure))
+    write_atomic(folder / "report.md", "\n".join(parts) + "\n" + summary(run) + "\n")
+    write_json(run, folder / "report.json")
+    return folder / "report.md"
 
 
 def summary(run: Run) -> str:
@@ -73,6 +125,7 @@ def as_json(run: Run) -> dict:
             "passed": r.passed, "wall_s": round(r.wall_s, 3),
             "tables": [{"title": t.title, "note": t.note, "columns": t.columns,
                         "rows": [[cell(c) for c in row] for row in t.rows],
+                        "series": t.series,
                         "verdicts": [None if v is None else ("PASS" if v else "FAIL")
                                      for v in t.verdicts]} for t in r.tables],
         })

@@ -16,6 +16,21 @@ from derivations.params import Params
 from derivations.step import Step, Table, tex
 
 
+def provenance(parameters: dict, wall_s: float, **extra) -> dict:
+    """Version, environment, parameters, wall time and date of a run."""
+    return {
+        "attnge": __version__,
+        "python": sys.version.split()[0],
+        "numpy": numpy.__version__, "sympy": sympy.__version__,
+        "mpmath": mpmath.__version__,
+        "platform": platform.platform(),
+        "parameters": parameters,
+        **extra,
+        "wall_s": round(wall_s, 3),
+        "date": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+    }
+
+
 @dataclass
 class StepResult:
     step: Step
@@ -39,17 +54,8 @@ class Run:
         return all(r.passed for r in self.results)
 
     def provenance(self) -> dict:
-        return {
-            "attnge": __version__,
-            "python": sys.version.split()[0],
-            "numpy": numpy.__version__, "sympy": sympy.__version__,
-            "mpmath": mpmath.__version__,
-            "platform": platform.platform(),
-            "parameters": self.params.as_dict(),
-            "steps": [r.step.id for r in self.results],
-            "wall_s": round(self.wall_s, 3),
-            "date": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-        }
+        return provenance(self.params.as_dict(), self.wall_s,
+                          steps=[r.step.id for r in self.results])
 
 
 def validate(steps: list[Step], params: Params) -> None:

@@ -28,6 +28,16 @@ class Table:
     rows: list[list[Cell]] = field(default_factory=list)
     verdicts: list[bool | None] = field(default_factory=list)
     note: str = ""
+    series: list[dict] = field(default_factory=list)   # fitted rates, for log–log figures
+
+    def add_series(self, label: str, x_name: str, xs, values, errors, slope: float,
+                   slope_se: float, predicted: float) -> None:
+        """Record the points and fit behind a rate row (drawn by ``attnge verify --report``)."""
+        self.series.append({"label": label, "x": x_name, "xs": [float(v) for v in xs],
+                            "values": [float(v) for v in values],
+                            "errors": None if errors is None else [float(v) for v in errors],
+                            "slope": float(slope), "slope_se": float(slope_se),
+                            "predicted": float(predicted)})
 
     def add(self, row: list[Cell], verdict: bool | None = None) -> None:
         if len(row) != len(self.columns):

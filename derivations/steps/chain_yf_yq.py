@@ -72,8 +72,10 @@ def check(params: Params) -> list[Table]:
                 ev.per_size(sw, lambda m: m.differences[KEY]["frob"]), -0.5, "agree")
     ev.rate_row(norms, "||Y^f - Y^Q|| (= ||c||, does not shrink)", params,
                 ev.per_size(sw, lambda m: m.differences[KEY]["op"]), 0.0, "agree")
-    moments = ev.rate_table("Moment differences (rank-one bound: slope -1)", params)
-    ev.moment_rows(moments, sw, params, "Y_f", "Y_Q", -1.0, "at most", 0.15)
+    moments = ev.rate_table("Moment differences (rank-one bound 2 M^2q / ell: slope -1 while "
+                            "the norm M stays bounded; judged against -1/2, since outliers "
+                            "move M at moderate ell)", params)
+    ev.moment_rows(moments, sw, params, "Y_f", "Y_Q", -1.0, "at most", 0.1, limit=-0.5)
     return [c_table(params), ev.identity_table(sw, ["||Y^f - Y^Q|| = ||c||"]),
             ev.rank_table(sw, KEY, 1), z, norms,
             ev.moment_bound_table(sw, "Y_f", "Y_Q", "rank"), moments]
@@ -95,5 +97,5 @@ STEP = Step(
             "difference, |m_q(Y^f) - m_q(Y^Q)| with fitted slopes, the rank bound per draw."),
     failure=("fewer than 20 digits, an identity residual above 1e-10, a rank other than one, "
              "a z-score above 5, a Frobenius slope away from -1/2, or a moment difference "
-             "decaying slower than 1/ell."),
+             "decaying slower than ell^-1/2."),
 )

@@ -125,6 +125,8 @@ def expansion_table(params: Params) -> Table:
                 res = [evaluate(exact - series, params.beta, params.y * d, d) for d in grid]
                 ratio = res[-1] / evaluate(following, params.beta, params.y * grid[-1], grid[-1])
             rate = stats.fit_rate(grid, [float(abs(r)) for r in res])
+            table.add_series(f"{name}: residual of order {n}", "d_qk", grid,
+                             [float(abs(r)) for r in res], None, rate.slope, rate.se, -(n + 1))
             ok = abs(rate.slope + n + 1) <= 0.05 and abs(ratio - 1) <= NEXT_TERM_TOLERANCE
             table.add([name, n, *[mp.nstr(r, 4) for r in res], fmt(rate.slope, 4), -(n + 1),
                        fmt(float(ratio), 6)], ok)
@@ -189,6 +191,8 @@ def sampled_tables(params: Params) -> list[Table]:
         ses.append(se)
         conc.add([L, d, pm(mean, se), fmt(sd, 6), fmt(mean / (sd * np.sqrt(2 * np.log(L))), 4)])
     rate = stats.fit_rate(params.sizes, means, ses if all(ses) else None)
+    conc.add_series("max_i |D_ii - 1|", "ell", params.sizes, means, ses, rate.slope, rate.se,
+                    -0.5)
     conc.add(["fitted slope", "", pm(rate.slope, rate.se), "predicted -1/2", ""],
              rate.agrees(-0.5, z=4.0, floor=RATE_TOLERANCE))
     return [moments, conc]

@@ -1,0 +1,222 @@
+"""Coefficient tables for papers: ``attnge tables`` (exact closed forms and decimals).
+
+For each (β, y): the Hermite coefficients a_k = β^k/k! of f (a_0 = 0), θ₁, θ₂, θ₁ − θ₂;
+E D_ii and Var D_ii (exact at given ℓ, d_qk, else the leading terms 1 + β⁴/(4d_qk) and
+θ₁/ℓ + β⁴/(2d_qk)); the moments m_1..m_K of ν∞ and of the surrogate θ₁·MP₁; the right edge
+of ν∞, the surrogate's edge 4θ₁ and their ratio. Closed forms come from SymPy, decimals
+from mpmath at the requested digits.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from dataclasses import dataclass, field
+
+import mpmath as mp
+import sympy as sp
+
+from derivations.params import _integer
+from numerics.limit_density import right_edge
+from theory import exponential as ex
+from theory import limit_law as ll
+from theory import normalizer as nz
+from theory.symbols import beta, d_qk, ell, eps, exact, positive_beta
+
+FORMATS = ("md", "latex", "csv", "json")
+
+
+def parse_list(text: str, name: str, positive: bool = True) -> list[sp.Expr]:
+    """'0.5,1,2' → exact numbers; ValueError naming the parameter otherwise."""
+    parts = [p.strip() for p in str(text).split(",")]
+    if not all(parts):
+        raise ValueError(f"{name} must be a comma-separated list of numbers (got {text!r})")
+    out = []
+    for p in parts:
+        try:
+            v = exact(p, name)
+        except ValueError:
+            raise ValueError(f"{name} must be a comma-separated list of positive finite "
+                             f"numbers (got {text!r})") from None
+        if positive and not v.is_positive:
+            raise ValueError(f"{name} must be a comma-separated list of positive finite "
+                             f"numbers (got {text!r})")
+        out.append(v)
+    return out
+
+
+@dataclass
+class Quantity:
+    """One entry: its name, index k (or None), closed form (None if none) and decimal."""
+
+    name: str
+    closed: sp.Expr | None
+    decimal: str
+    k: int | None = None
+
+
+@dataclass
+class Row:
+    beta: sp.Expr
+    y: sp.Expr
+    quantities: list[Quantity] = field(default_factory=list)
+
+    def get(self, name: str) -> list[Quantity]:
+        return [q for q in self.quantities if q.name == name]
+
+
+def decimal(expr: sp.Expr | mp.mpf, digits: int) -> str:
+    """A closed form or an mpmath number as a decimal string of ``digits`` significant digits."""
+    if isinstance(expr, sp.Expr):
+        return str(sp.N(expr, digits))
+    with mp.workdps(digits + 5):
+        return mp.nstr(expr, digits, strip_zeros=False)
+
+
+def normalizer_terms(b: sp.Expr, ell_value: int | None, d_value: int | None) -> dict:
+    """E D_ii and Var D_ii: exact at (ℓ, d_qk), or their leading terms in 1/ℓ and 1/d_qk.
+
+    The leading terms: 1 + β⁴/(4d_qk) and θ₁/ℓ + β⁴/(2d_qk) (the 1/(ℓ d_qk) terms dropped).
+    """
+    if ell_value is None:
+        mean = nz.expansion("E D_ii", 1).subs(eps, 1 / d_qk)
+        first = sp.expand(nz.expansion("Var D_ii", 1)).coeff(eps, 1)
+        var = nz.expansion("Var D_ii", 0) + first.as_independent(ell)[0] / d_qk
+        return {"E D_ii": mean.subs(beta, b), "Var D_ii": var.subs(beta, b)}
+    at = {beta: b, ell: ell_value, d_qk: d_value}
+    return {"E D_ii": nz.mean().subs(at), "Var D_ii": nz.variance().subs(at)}
+
+
+def build(betas: list[sp.Expr], ys: list[sp.Expr], order: int, digits: int,
+          ell_value: int | None = None, d_value: int | None = None,
+          moments: int | None = None) -> list[Row]:
+    """The rows for every (β, y): Hermite coefficients to ``order``, ``moments`` moments."""
+    order = _integer(order, "order", 1)
+    moments = order if moments is None else _integer(moments, "moments", 1)
+    digits = _integer(digits, "digits", 1)
+    if (ell_value is None) != (d_value is None):
+        raise ValueError("ell and dqk must be given together (exact E D_ii, Var D_ii)")
+    if ell_value is not None:
+        ell_value, d_value = _integer(ell_value, "ell", 2), _integer(d_value, "dqk", 1)
+    rows = []
+    for b in betas:
+        b = positive_beta(b)
+        t1, t2 = ll.from_beta(b)
+        if ell_value is not None and not d_value > 4 * b**2:
+            raise ValueError(f"dqk must be > 4 beta^2 = {float(4 * b**2):g} for Var D_ii to "
+                             f"exist (got {d_value})")
+        hermite = [ex.hermite_coefficient(k, "f").subs(beta, b) for k in range(order + 1)]
+        norm = normalizer_terms(b, ell_value, d_value)
+        for yy in ys:
+            row = Row(b, yy)
+            add = lambda name, closed, k=None: row.quantities.append(  # noqa: E731
+                Quantity(name, closed, decimal(closed, digits), k))
+            for k, a in enumerate(hermite):
+                add("hermite", a, k)
+            add("theta1", t1)
+            add("theta2", t2)
+            add("noise_variance", sp.expand(t1 - t2))
+            for name, value in norm.items():  # leading terms keep ℓ, d_qk: no decimal
+                row.quantities.append(Quantity(name, value, "" if value.free_symbols
+                                               else decimal(value, digits)))
+            for k, m in enumerate(ll.limit_moments(moments, t1, t2, yy), start=1):
+                add("moment", m, k)
+            for k, m in enumerate(ll.mp_surrogate_moments(moments, t1), start=1):
+                add("mp_moment", m, k)
+            with mp.workdps(digits + 10):
+                edge = right_edge(t1, t2, yy, dps=digits + 5)
+                row.quantities.append(Quantity("right_edge", None, decimal(edge, digits)))
+                add("mp_edge", 4 * t1)
+                ratio = edge / mp.mpf(sp.N(4 * t1, digits + 10))
+                row.quantities.append(Quantity("edge_ratio", None, decimal(ratio, digits)))
+            rows.append(row)
+    return rows
+
+
+LABELS = {"theta1": r"\theta_1", "theta2": r"\theta_2", "noise_variance": r"\theta_1 - \theta_2",
+          "E D_ii": r"\mathbb{E} D_{ii}", "Var D_ii": r"\operatorname{Var} D_{ii}",
+          "right_edge": r"E(\nu_\infty)", "mp_edge": r"4\theta_1",
+          "edge_ratio": r"E(\nu_\infty)/4\theta_1", "hermite": "a_k", "moment": r"m_k(\nu_\infty)",
+          "mp_moment": r"m_k(\theta_1 \mathrm{MP}_1)"}
+SCALARS = ("theta1", "theta2", "noise_variance", "E D_ii", "Var D_ii", "right_edge", "mp_edge",
+           "edge_ratio")
+SERIES = ("hermite", "moment", "mp_moment")
+
+
+def _closed(q: Quantity, wrap: str) -> str:
+    return "" if q.closed is None else wrap.format(sp.latex(q.closed))
+
+
+def to_markdown(rows: list[Row]) -> str:
+    out = []
+    for row in rows:
+        out.append(f"## beta = {row.beta}, y = {row.y}\n")
+        out.append("| quantity | closed form | decimal |\n|---|---|---|")
+        for name in SCALARS:
+            for q in row.get(name):
+                out.append(f"| ${LABELS[name]}$ | {_closed(q, '${}$')} | {q.decimal} |")
+        out.append("")
+        out.append("| k | quantity | closed form | decimal |\n|---|---|---|---|")
+        for name in SERIES:
+            for q in row.get(name):
+                out.append(f"| {q.k} | ${LABELS[name]}$ | {_closed(q, '${}$')} | {q.decimal} |")
+        out.append("")
+    return "\n".join(out)
+
+
+def to_latex(rows: list[Row]) -> str:
+    out = []
+    for row in rows:
+        out.append(rf"% beta = {row.beta}, y = {row.y}")
+        out.append(r"\begin{tabular}{llll}")
+        out.append(r"\hline")
+        out.append(r"$k$ & quantity & closed form & decimal \\")
+        out.append(r"\hline")
+        for name in SCALARS + SERIES:
+            for q in row.get(name):
+                k = "" if q.k is None else str(q.k)
+                out.append(f"{k} & ${LABELS[name]}$ & {_closed(q, '${}$')} & {q.decimal} \\\\")
+        out.append(r"\hline")
+        out.append(r"\end{tabular}")
+        out.append("")
+    return "\n".join(out)
+
+
+def to_csv(rows: list[Row]) -> str:
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(["beta", "y", "quantity", "k", "closed_form", "decimal"])
+    for row in rows:
+        for q in row.quantities:
+            w.writerow([str(row.beta), str(row.y), q.name, "" if q.k is None else q.k,
+                        "" if q.closed is None else str(q.closed), q.decimal])
+    return buf.getvalue()
+
+
+def to_json(rows: list[Row], provenance: dict) -> str:
+    out = []
+    for row in rows:
+        one = lambda name: row.get(name)[0].decimal  # noqa: E731
+        out.append({
+            "beta": decimal(row.beta, 17), "y": decimal(row.y, 17),
+            "theta1": one("theta1"), "theta2": one("theta2"),
+            "noise_variance": one("noise_variance"),
+            "hermite": [q.decimal for q in row.get("hermite")],
+            "moments": [q.decimal for q in row.get("moment")],
+            "mp_moments": [q.decimal for q in row.get("mp_moment")],
+            "right_edge": one("right_edge"), "mp_edge": one("mp_edge"),
+            "edge_ratio": one("edge_ratio"),
+            "normalizer": {name: {"closed_form": str(row.get(name)[0].closed),
+                                  "decimal": row.get(name)[0].decimal}
+                           for name in ("E D_ii", "Var D_ii")},
+        })
+    return json.dumps({"rows": out, "provenance": provenance}, indent=2) + "\n"
+
+
+def render(rows: list[Row], fmt: str, provenance: dict) -> str:
+    if fmt not in FORMATS:
+        raise ValueError(f"format must be one of {', '.join(FORMATS)} (got {fmt!r})")
+    if fmt == "json":
+        return to_json(rows, provenance)
+    return {"md": to_markdown, "latex": to_latex, "csv": to_csv}[fmt](rows)
