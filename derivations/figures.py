@@ -34,6 +34,9 @@ def save(fig, path: str | Path) -> None:
     os.close(fd)
     try:
         fig.savefig(tmp, format="png", dpi=110, metadata={"Software": None})
+        from derivations.report import default_mode
+
+        os.chmod(tmp, default_mode())
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

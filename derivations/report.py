@@ -133,6 +133,13 @@ def as_json(run: Run) -> dict:
             "provenance": run.provenance()}
 
 
+def default_mode() -> int:
+    """rw for whoever the umask allows (mkstemp alone would leave 0600)."""
+    mask = os.umask(0)
+    os.umask(mask)
+    return 0o666 & ~mask
+
+
 def write_atomic(path: str | Path, text: str) -> None:
     """Write a file atomically: a temporary file in the same folder, then a rename."""
     path = Path(path)
@@ -141,6 +148,7 @@ def write_atomic(path: str | Path, text: str) -> None:
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)
+        os.chmod(tmp, default_mode())
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
