@@ -1,4 +1,4 @@
-"""The ``attnge`` command: ``steps``, ``verify``, ``tables`` and ``spectrum``.
+"""The ``attnge`` command: ``steps``, ``verify``, ``tables``, ``spectrum``, ``threshold``.
 
 Exit codes: 0 every check passed, 1 a check failed, 2 bad input (one line, no traceback).
 """
@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 from derivations import __version__, figures, ledger, report, runner, spectrum, tables
+from derivations import threshold as thresholds
 from derivations.params import DEFAULT_SIZES, Params, _integer, parse_sizes
 from theory.symbols import positive_beta
 
@@ -67,7 +68,55 @@ def _parser() -> argparse.ArgumentParser:
                    "from the histograms (default 3)")
     f.add_argument("--out", default="spectrum.png", metavar="FIG.png", help="the figure; the "
                    "numbers go to FIG.csv beside it (default %(default)s)")
+    h = sub.add_parser("threshold", help="audit the linearization threshold (a sweep that "
+                       "resumes from DIR)")
+    h.add_argument("--mode", required=True, help="temperature (beta = c sqrt(log ell)) or "
+                   "order (d_qk = ell^alpha)")
+    h.add_argument("--full", action="store_true", help="the full grids (slow) instead of "
+                   "the quick ones")
+    h.add_argument("--grid", default=None, help="comma-separated c (temperature) or alpha "
+                   "(order) values, increasing")
+    h.add_argument("--sizes", default=None, help="comma-separated ell, increasing")
+    h.add_argument("--draws", default=None, help="draws per (value, ell)")
+    h.add_argument("--seed", default=0, help="seed >= 0 (default 0)")
+    h.add_argument("--beta", default=1.0, help="beta for the order mode (default 1)")
+    h.add_argument("--y", default=1.0, help="ell/d_qk for the temperature mode (default 1)")
+    h.add_argument("--out", default=None, metavar="DIR", help="keep the sweep in "
+                   "DIR/threshold-MODE.jsonl (a rerun resumes it) and write the table "
+                   "(.md) and the figure (.png) there")
     return p
+
+
+def _threshold(args: argparse.Namespace) -> int:
+    if args.mode not in thresholds.MODES:
+        raise ValueError(f"mode must be one of {', '.join(thresholds.MODES)} "
+                         f"(got {args.mode!r})")
+    config = dict((thresholds.FULL if args.full else thresholds.QUICK)[args.mode])
+    if args.grid is not None:
+        config["grid"] = tuple(float(v) for v in tables.parse_list(args.grid, "grid"))
+    if args.sizes is not None:
+        config["sizes"] = parse_sizes(args.sizes)
+    if args.draws is not None:
+        config["draws"] = args.draws
+    sweep = thresholds.Sweep(args.mode, seed=args.seed, beta=args.beta, y=args.y, **config)
+    if args.out is not None:
+        if Path(args.out).exists() and not Path(args.out).is_dir():
+            raise ValueError(f"out must be a folder (got the file {args.out!r})")
+        figures.require()
+    bar = _progress_bar()
+    done = thresholds.run(sweep, args.out, None if bar is None else
+                          (lambda i, n: bar(i, n, f"draw {min(i + 1, n)}" if i < n else "")))
+    found = thresholds.quantities(sweep, done)
+    text = "\n\n".join(report.markdown_table(t) for t in (
+        thresholds.threshold_table(sweep, found), thresholds.slope_table(sweep, found))) + "\n"
+    sys.stdout.write(text)
+    if args.out is not None:
+        out = Path(args.out)
+        report.write_atomic(out / f"threshold-{args.mode}.md", text)
+        thresholds.plot(sweep, found, out / f"threshold-{args.mode}.png")
+        sys.stderr.write(f"sweep: {thresholds.store_path(out, args.mode)}\n"
+                         f"figure: {out / f'threshold-{args.mode}.png'}\n")
+    return 0
 
 
 def _progress_bar():
@@ -161,6 +210,8 @@ def main(argv: list[str] | None = None) -> int:
             return _tables(args)
         if args.command == "spectrum":
             return _spectrum(args)
+        if args.command == "threshold":
+            return _threshold(args)
         return _verify(args)
     except (UsageError, ValueError) as err:
         print(f"attnge: error: {err}", file=sys.stderr)

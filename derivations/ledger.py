@@ -15,6 +15,7 @@ from derivations.steps import (
     not_marchenko_pastur,
     outliers,
     perron,
+    threshold,
 )
 
 STEPS: tuple[Step, ...] = (
@@ -29,6 +30,7 @@ STEPS: tuple[Step, ...] = (
     not_marchenko_pastur.STEP,
     perron.STEP,
     outliers.STEP,
+    threshold.STEP,
 )
 
 
