@@ -162,3 +162,24 @@ def z_rows(table: Table, label: str, sizes: list[int], values: list[np.ndarray],
 def z_table(title: str) -> Table:
     return Table(f"{title} (pass: |z| <= {Z_MAX:g} at each size and combined)",
                  ["statistic", "ell", "measured ± se", "expected", "z"])
+
+
+def rank_one_tables(sweep: Sweep, params: Params, a: str, b: str, shown: tuple[str, str],
+                    operator_meaning: str) -> tuple[Table, Table, Table, Table]:
+    """A rank-one step a → b: its rank, norms, rank-to-moment bound and moment differences.
+
+    ``shown``: how a and b are written in labels; ``operator_meaning``: what the operator
+    norm equals (it does not shrink).
+    """
+    key, diff = f"{a}->{b}", f"{shown[0]} - {shown[1]}"
+    norms = rate_table(f"Norms of {diff} against ell (mean over draws)", params)
+    rate_row(norms, f"||{diff}||_F / sqrt(ell)", params,
+             per_size(sweep, lambda m: m.differences[key]["frob"]), -0.5, "agree")
+    rate_row(norms, f"||{diff}|| (= {operator_meaning}, does not shrink)", params,
+             per_size(sweep, lambda m: m.differences[key]["op"]), 0.0, "agree")
+    moments = rate_table("Moment differences (rank-one bound 2 M^2q / ell: slope -1 while "
+                         "the norm M stays bounded; judged against -1/2, since outliers "
+                         "move M at moderate ell)", params)
+    moment_rows(moments, sweep, params, a, b, -1.0, "at most", 0.1, limit=-0.5)
+    return (rank_table(sweep, key, 1), norms, moment_bound_table(sweep, a, b, "rank"),
+            moments)

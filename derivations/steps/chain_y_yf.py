@@ -57,19 +57,10 @@ def check(params: Params) -> list[Table]:
     sw = sweep.chain_sweep(params)
     z = ev.z_table("||Y - Y^f||^2 = ||D - 1||^2 against its exact mean over draws")
     norm_rows(z, sw, params, "||D - 1||^2", "||D - 1||^2", norm_squared(), 2)
-    norms = ev.rate_table("Norms of Y - Y^f against ell (mean over draws)", params)
-    ev.rate_row(norms, "||Y - Y^f||_F / sqrt(ell)", params,
-                ev.per_size(sw, lambda m: m.differences[KEY]["frob"]), -0.5, "agree")
-    ev.rate_row(norms, "||Y - Y^f|| (= ||D - 1||, does not shrink)", params,
-                ev.per_size(sw, lambda m: m.differences[KEY]["op"]), 0.0, "agree")
-    moments = ev.rate_table("Moment differences (rank-one bound 2 M^2q / ell: slope -1 while "
-                            "the norm M stays bounded; judged against -1/2, since outliers "
-                            "move M at moderate ell)", params)
-    ev.moment_rows(moments, sw, params, "Y", "Y_f", -1.0, "at most", 0.1, limit=-0.5)
+    rank, norms, bound, moments = ev.rank_one_tables(sw, params, "Y", "Y_f", ("Y", "Y^f"),
+                                                     "||D - 1||")
     return [ev.identity_table(sw, ["Y = Y^f P_perp", "||Y - Y^f|| = ||D - 1||"]),
-            ev.rank_table(sw, KEY, 1), z, norms,
-            ev.moment_bound_table(sw, "Y", "Y_f", "rank"), moments]
-
+            rank, z, norms, bound, moments]
 
 STEP = Step(
     id=ID,

@@ -67,19 +67,10 @@ def check(params: Params) -> list[Table]:
     variances = ev.per_size(sw, lambda m: m.statistics["projection on c"][1])
     ev.z_rows(z, "projection on c", list(params.sizes), values, [1.0] * len(values), variances)
     norm_rows(z, sw, params, "||c||^2", "||c||^2", norm_squared(), 2)
-    norms = ev.rate_table("Norms of Y^f - Y^Q against ell (mean over draws)", params)
-    ev.rate_row(norms, "||Y^f - Y^Q||_F / sqrt(ell)", params,
-                ev.per_size(sw, lambda m: m.differences[KEY]["frob"]), -0.5, "agree")
-    ev.rate_row(norms, "||Y^f - Y^Q|| (= ||c||, does not shrink)", params,
-                ev.per_size(sw, lambda m: m.differences[KEY]["op"]), 0.0, "agree")
-    moments = ev.rate_table("Moment differences (rank-one bound 2 M^2q / ell: slope -1 while "
-                            "the norm M stays bounded; judged against -1/2, since outliers "
-                            "move M at moderate ell)", params)
-    ev.moment_rows(moments, sw, params, "Y_f", "Y_Q", -1.0, "at most", 0.1, limit=-0.5)
+    rank, norms, bound, moments = ev.rank_one_tables(sw, params, "Y_f", "Y_Q",
+                                                     ("Y^f", "Y^Q"), "||c||")
     return [c_table(params), ev.identity_table(sw, ["||Y^f - Y^Q|| = ||c||"]),
-            ev.rank_table(sw, KEY, 1), z, norms,
-            ev.moment_bound_table(sw, "Y_f", "Y_Q", "rank"), moments]
-
+            rank, z, norms, bound, moments]
 
 STEP = Step(
     id=ID,
