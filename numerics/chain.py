@@ -36,7 +36,7 @@ from typing import NamedTuple
 import numpy as np
 
 from numerics.sampling import ScoreDraw, attention, normalizer
-from theory.linear_model import BETA, c_of_K, sigma_f, sigma_G, theta1_expr
+from theory.linear_model import BETA, c_of_K, check_beta, sigma_f, sigma_G, theta1_expr
 
 __all__ = [
     "CHAIN_STEPS",
@@ -77,16 +77,6 @@ def _check_draw(draw: ScoreDraw) -> None:
         raise ValueError(
             f"draw must have a square S and ℓ rows of K (got S {draw.S.shape}, K {draw.K.shape})"
         )
-
-
-def _check_beta(beta: float) -> float:
-    try:
-        value = float(beta)
-    except (TypeError, ValueError):
-        raise ValueError(f"beta must be a positive real number (got {beta!r})") from None
-    if not np.isfinite(value) or value <= 0:
-        raise ValueError(f"beta must be a positive finite number (got {beta!r})")
-    return value
 
 
 def key_gram(K: np.ndarray) -> np.ndarray:
@@ -172,7 +162,7 @@ def chain_diagonals(draw: ScoreDraw, beta: float) -> ChainDiagonals:
               c_j = e^{\\beta^2(\\rho_{jj} - 1)/2} - 1,\\ \\rho_{jj} = \\|k_j\\|^2/d_{qk}.
     """
     _check_draw(draw)
-    beta = _check_beta(beta)
+    beta = check_beta(beta)
     return ChainDiagonals(D=normalizer(draw.S, beta), c=c_of_K(_key_variances(draw.K), beta))
 
 
@@ -213,7 +203,7 @@ def chain_models(draw: ScoreDraw, beta: float, rng: np.random.Generator) -> dict
     by removing row means, so that M0 = D⁻¹Y is a check, not a construction.
     """
     _check_draw(draw)
-    beta = _check_beta(beta)
+    beta = check_beta(beta)
     if not isinstance(rng, np.random.Generator):
         msg = f"rng must be a numpy.random.Generator (got {type(rng).__name__})"
         raise ValueError(msg)  # noqa: TRY004
