@@ -126,8 +126,8 @@ def measure_draw(ell: int, d_qk: int, beta: float, seed: int, draw: int,
     differences = {}
     for a, b in zip(MODEL_KEYS[:-2], MODEL_KEYS[1:-1]):
         differences[f"{a}->{b}"] = _difference(M[a], M[b])
-    differences["M0->Y"]["bound"] = float(np.max(np.abs(1 / D - 1))
-                                          * np.sqrt(spectra.squared_singular_values(M["Y"])[0]))
+    spec = {key: spectra.squared_singular_values(M[key]) for key in MODEL_KEYS}
+    differences["M0->Y"]["bound"] = float(np.max(np.abs(1 / D - 1)) * np.sqrt(spec["Y"][0]))
     norm_D = float(np.linalg.norm(D - 1))
     identities["||Y - Y^f|| = ||D - 1||"] = abs(differences["Y->Y_f"]["op"] - norm_D) / norm_D
     norm_c = float(np.linalg.norm(c))
@@ -147,7 +147,6 @@ def measure_draw(ell: int, d_qk: int, beta: float, seed: int, draw: int,
     statistics["u^T (Sigma_f - Sigma_G) u"] = (float(u @ (Sf - sigma_G(rho, beta)) @ u), 0.0)
     del F, R, Sf, rho
 
-    spec = {key: spectra.squared_singular_values(M[key]) for key in MODEL_KEYS}
     A = attention(scores.S, beta)
     sA = spectra.squared_singular_values(A)
     perron = {"s1(A)": float(np.sqrt(sA[0])), "s2(A)": float(np.sqrt(sA[1])),
