@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import os
-import tempfile
 from pathlib import Path
+
+from derivations.report import atomic
 
 
 def pyplot():
@@ -27,19 +27,8 @@ def require() -> None:
 
 def save(fig, path: str | Path) -> None:
     """Save a PNG atomically, without timestamps in its metadata (reproducible bytes)."""
-    plt = pyplot()
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".png")
-    os.close(fd)
     try:
-        fig.savefig(tmp, format="png", dpi=110, metadata={"Software": None})
-        from derivations.report import default_mode
-
-        os.chmod(tmp, default_mode())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+        with atomic(path) as tmp:
+            fig.savefig(tmp, format="png", dpi=110, metadata={"Software": None})
     finally:
-        plt.close(fig)
+        pyplot().close(fig)

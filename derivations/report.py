@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -140,19 +142,27 @@ def default_mode() -> int:
     return 0o666 & ~mask
 
 
-def write_atomic(path: str | Path, text: str) -> None:
-    """Write a file atomically: a temporary file in the same folder, then a rename."""
+@contextmanager
+def atomic(path: str | Path) -> Iterator[Path]:
+    """A temporary file beside ``path``; on success it gets the umask's mode and is renamed
+    onto ``path``, on failure it is removed (nothing half-written is ever at ``path``)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    os.close(fd)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
+        yield Path(tmp)
         os.chmod(tmp, default_mode())
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def write_atomic(path: str | Path, text: str) -> None:
+    """Write a text file atomically (see ``atomic``)."""
+    with atomic(path) as tmp:
+        tmp.write_text(text, encoding="utf-8")
 
 
 def write_json(run: Run, path: str | Path) -> None:

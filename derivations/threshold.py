@@ -22,6 +22,7 @@ import numpy as np
 import sympy as sp
 
 from derivations.params import _integer, _number
+from derivations.step import Table
 from numerics import stats
 from numerics.measure import require_memory
 from numerics.threshold import HADAMARD_ORDERS, measure_order, measure_temperature
@@ -216,8 +217,6 @@ NOT_JUDGED_NOTE = {
 
 
 def threshold_table(sweep: Sweep, found: list[Quantity], judge: bool = True):
-    from derivations.step import Table
-
     var = "c" if sweep.mode == "temperature" else "alpha"
     table = Table(f"{sweep.mode}: predicted and measured threshold {var}* (measured: the "
                   f"slope against ell crosses 0; pass: |measured - predicted| <= uncertainty)",
@@ -233,8 +232,6 @@ def threshold_table(sweep: Sweep, found: list[Quantity], judge: bool = True):
 
 
 def slope_table(sweep: Sweep, found: list[Quantity]):
-    from derivations.step import Table
-
     var = "c" if sweep.mode == "temperature" else "alpha"
     table = Table(f"{sweep.mode}: fitted log-log slope against ell (sizes "
                   f"{', '.join(map(str, sweep.sizes))}; {sweep.draws} draws) and predicted",
