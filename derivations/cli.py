@@ -79,7 +79,7 @@ def _parser() -> argparse.ArgumentParser:
     h.add_argument("--sizes", default=None, help="comma-separated ell, increasing")
     h.add_argument("--draws", default=None, help="draws per (value, ell)")
     h.add_argument("--seed", default=0, help="seed >= 0 (default 0)")
-    h.add_argument("--beta", default=1.0, help="beta for the order mode (default 1)")
+    h.add_argument("--beta", default=0.35, help="beta for the order mode (default 0.35)")
     h.add_argument("--y", default=1.0, help="ell/d_qk for the temperature mode (default 1)")
     h.add_argument("--out", default=None, metavar="DIR", help="keep the sweep in "
                    "DIR/threshold-MODE.jsonl (a rerun resumes it) and write the table "
@@ -107,8 +107,7 @@ def _threshold(args: argparse.Namespace) -> int:
     done = thresholds.run(sweep, args.out, None if bar is None else
                           (lambda i, n: bar(i, n, f"draw {min(i + 1, n)}" if i < n else "")))
     found = thresholds.quantities(sweep, done)
-    text = "\n\n".join(report.markdown_table(t) for t in (
-        thresholds.threshold_table(sweep, found), thresholds.slope_table(sweep, found))) + "\n"
+    text = "\n\n".join(report.markdown_table(t) for t in thresholds.tables(sweep, found)) + "\n"
     sys.stdout.write(text)
     if args.out is not None:
         out = Path(args.out)

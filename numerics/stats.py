@@ -1,8 +1,9 @@
 """Standard errors and fitted rates for sampled attention matrices.
 
 Entries of one matrix are dependent: S_ij shares q_i with its row and k_j with its
-column. Standard errors therefore come from a two-way (row and column) jackknife,
-and independent draws are pooled: SE = √(Σ_k var_k)/n.
+column. Standard errors therefore come from a two-way (row and column) jackknife (or,
+for functions of two keys, a delete-one-key jackknife), and independent draws are
+pooled: SE = √(Σ_k var_k)/n.
 """
 
 from __future__ import annotations
@@ -74,6 +75,26 @@ def row_statistics(X: np.ndarray) -> dict[str, tuple[float, float]]:
                        jackknife_variance(t["cell"]))
         out[name] = (float(t["full"]), var)
     return out
+
+
+def key_sum(X: np.ndarray) -> tuple[float, float]:
+    """T = Σ_jk X_jk / ℓ for X_jk = h(key_j, key_k), and its delete-one-key variance.
+
+    Notes
+    -----
+    T = (ℓ − 1) m_off + m_diag, the off-diagonal and diagonal means. Deleting key i
+    re-estimates both from the other ℓ − 1 keys (row and column i gone), keeping the
+    weights ℓ − 1 and 1, so every T_{−i} estimates E T.
+    """
+    X = np.asarray(X, dtype=np.float64)
+    n = X.shape[0]
+    if X.ndim != 2 or X.shape != (n, n) or n < 3:
+        raise ValueError(f"X must be a square array of side >= 3 (got shape {X.shape})")
+    diag = np.diagonal(X)
+    off, rows = X.sum() - diag.sum(), X.sum(axis=0) + X.sum(axis=1) - 2 * diag
+    m_off = (off - rows) / ((n - 1) * (n - 2))
+    m_diag = (diag.sum() - diag) / (n - 1)
+    return float(X.sum() / n), jackknife_variance((n - 1) * m_off + m_diag)
 
 
 def jackknife_variance(leave_one_out: np.ndarray) -> float:

@@ -5,10 +5,12 @@ Y^lin_f = (βS + √(θ₁ − θ₂)Z)/√ℓ (same S): relative differences of
 Kolmogorov distance of the bulks, the spread of the normalizer D_ii and |s₁²/E − 1|, the largest
 squared singular value of √ℓA⊥ against the right edge E of ν∞.
 
-Order: d_qk = ℓ^α. On one draw and one shared G: Y^lin_Q = GΣ_f^{1/2}/√ℓ against
-Y^lin_f = GΣ_G^{1/2}/√ℓ and against Y^(k) = G(Σ_f^{(k)})^{1/2}/√ℓ, the Hadamard expansion
-of Σ_f kept to order k (k = 2, 3): the Kolmogorov distance of the spectra and the relative
-difference of m_2.
+Order: d_qk = ℓ^α. On one draw of the keys, for Σ' = Σ_G (``lin_f``) and the truncations
+Σ_f^{(k)} (k = 2, 3; exact diagonal): the mean-square size of the omitted terms
+δ = ‖Σ_f − Σ'‖_F² / (ℓθ₁²) with its delete-one-key variance (judged against its exact
+expectation, ``theory.threshold.order_distance``), and, on one shared G, the distances between the
+spectra of Y^lin_Q = GΣ_f^{1/2}/√ℓ and GΣ'^{1/2}/√ℓ: Kolmogorov and W₂²/θ₁². The squared
+singular values of GΣ^{1/2} are the eigenvalues of GΣGᵀ, so no square root is taken.
 """
 
 from __future__ import annotations
@@ -17,14 +19,14 @@ import math
 
 import numpy as np
 
-from numerics import spectra
-from numerics.chain import key_gram, psd_sqrt
+from numerics import spectra, stats
+from numerics.chain import key_gram
 from numerics.limit_density import right_edge
 from numerics.sampling import attention, draw_rng, normalizer, sample_scores
 from theory.linear_model import sigma_f, sigma_f_truncated, sigma_G
+from theory.threshold import ORDER_MODELS, first_omitted
 
 MOMENTS = 4
-HADAMARD_ORDERS = (2, 3)
 
 
 def temperature_beta(c: float, ell: int) -> float:
@@ -65,20 +67,29 @@ def measure_temperature(c: float, ell: int, y: float, seed: int, draw: int,
 
 
 def measure_order(alpha: float, ell: int, beta: float, seed: int, draw: int) -> dict[str, float]:
-    """One draw at d_qk = ℓ^α: Y^lin_Q against Y^lin_f and the truncations Y^(k), shared G."""
+    """One draw at d_qk = ℓ^α: what Σ_G and the truncations Σ_f^{(k)} leave out of Σ_f.
+
+    .. math:: \\delta = \\frac{\\lVert \\Sigma_f - \\Sigma' \\rVert_F^2}{\\ell\\,\\theta_1^2},
+              \\qquad W_2^2 = \\frac{1}{\\ell}\\sum_i (\\lambda_i - \\lambda'_i)^2
+              \\ \\text{(sorted eigenvalues of } G\\Sigma G^\\top, G\\Sigma' G^\\top).
+
+    By Hoffman–Wielandt, W₂² ≤ ‖G‖⁴ θ₁² δ: where δ → 0 the spectra of the models meet.
+    """
     d = order_d_qk(alpha, ell)
     rng = draw_rng(seed, "threshold-order", ell, draw)
     rho = key_gram(sample_scores(ell, d, rng).K)
     G = rng.standard_normal((ell, ell)) / math.sqrt(ell)
-    spectrum = {}
-    covariances = {"lin_Q": lambda: sigma_f(rho, beta), "lin_f": lambda: sigma_G(rho, beta)}
-    for k in HADAMARD_ORDERS:
-        covariances[f"k={k}"] = lambda k=k: sigma_f_truncated(rho, beta, k)
-    for name, make in covariances.items():
-        spectrum[name] = spectra.squared_singular_values(G @ psd_sqrt(make(), name=name))
-    m2 = {name: spectra.spectral_moments(s, 2)[1] for name, s in spectrum.items()}
+    theta1 = math.expm1(beta**2)
+    covariances = {"lin_Q": sigma_f(rho, beta), "lin_f": sigma_G(rho, beta)}
+    covariances.update({name: sigma_f_truncated(rho, beta, first_omitted(name) - 1)
+                        for name in ORDER_MODELS if name != "lin_f"})
+    spectrum = {name: np.sort(np.linalg.eigvalsh(G @ S @ G.T)) for name, S in covariances.items()}
     out = {}
-    for name in ("lin_f", *[f"k={k}" for k in HADAMARD_ORDERS]):
+    for name in ORDER_MODELS:
+        value, variance = stats.key_sum((covariances["lin_Q"] - covariances[name]) ** 2)
+        out[f"frobenius {name}"] = value / theta1**2
+        out[f"frobenius {name} var"] = variance / theta1**4
+        out[f"wasserstein {name}"] = float(np.mean((spectrum["lin_Q"] - spectrum[name]) ** 2)
+                                           / theta1**2)
         out[f"kolmogorov {name}"] = spectra.kolmogorov_distance(spectrum["lin_Q"], spectrum[name])
-        out[f"m2 {name}"] = float(abs(m2[name] - m2["lin_Q"]) / m2["lin_Q"])
     return out

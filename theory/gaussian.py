@@ -4,9 +4,14 @@ Every expectation the theory needs is of a term p(x) e^{a x + b}, p a polynomial
 
     E[p(χ) e^{aχ + b}] = e^{b + a²/2} E[p(χ + a)],   χ ~ N(0, 1)   (Cameron–Martin),
 
-with E χ^j = (j − 1)!! for even j and 0 for odd j; and, for v = χ²_d / d,
+with E χ^j = (j − 1)!! for even j and 0 for odd j; for v = χ²_d / d,
 
-    E[v^m e^{t v}] = M^{(m)}(t),   M(t) = (1 − 2t/d)^{−d/2},   finite iff t < d/2.
+    E[v^m e^{t v}] = M^{(m)}(t),   M(t) = (1 − 2t/d)^{−d/2},   finite iff t < d/2;
+
+and for a pair of keys x, y ~ N(0, I_d), u = (|x|² + |y|²)/d and ρ = x·y/d,
+
+    E[ρ^m e^{t u + s ρ}] = ∂_s^m M₂(t, s),   M₂ = ((1 − 2t/d)² − (s/d)²)^{−d/2},
+    finite iff 2t + |s| < d.
 
 This replaces ``sympy.stats`` (slow, and unreliable on these integrals).
 """
@@ -96,4 +101,50 @@ def chi2_expectation(
         for (m,), c in poly.terms():
             rising = sp.Mul(*[1 + sp.Integer(2 * i) / d for i in range(m)])
             total += c * sp.exp(b) * rising * (1 - 2 * t / d) ** (-d / 2 - m)
+    return total, rates
+
+
+def _split_pair(term: sp.Expr, u: sp.Symbol, rho: sp.Symbol) -> tuple[sp.Poly, sp.Expr, sp.Expr,
+                                                                      sp.Expr]:
+    """term = p(ρ) e^{t u + s ρ + b}: return (p, t, s, b)."""
+    exps = [f for f in sp.Mul.make_args(term) if isinstance(f, sp.exp)]
+    rest = sp.Mul(*[f for f in sp.Mul.make_args(term) if not isinstance(f, sp.exp)])
+    exponent = sp.Poly(sp.expand(sp.Add(*[f.args[0] for f in exps])), u, rho)
+    if exponent.total_degree() > 1:
+        raise ValueError(f"exponent must be linear in {u}, {rho} (got {exponent.as_expr()})")
+    poly = sp.Poly(rest, rho)
+    if poly.free_symbols & {u}:
+        raise ValueError(f"the prefactor must not depend on {u} (got {rest})")
+    return (poly, exponent.coeff_monomial(u), exponent.coeff_monomial(rho),
+            exponent.coeff_monomial(1))
+
+
+def pair_expectation(
+    expr: sp.Expr, u: sp.Symbol, rho: sp.Symbol, d: sp.Expr
+) -> tuple[sp.Expr, list[tuple[sp.Expr, sp.Expr]]]:
+    """E[expr] over a pair of keys x, y ~ N(0, I_d), with u = (|x|² + |y|²)/d, ρ = x·y/d.
+
+    ``expr`` is a sum of p(ρ) e^{t u + s ρ + b} terms. Returns the expectation and the rates
+    (t, s) of its exponentials; it is finite iff 2t + |s| < d for each of them.
+
+    Notes
+    -----
+    Per coordinate, (x_i, y_i) has E e^{(t/d)(x_i² + y_i²) + (s/d) x_i y_i}
+    = ((1 − 2t/d)² − (s/d)²)^{−1/2}; the d coordinates are independent, and ρ^m is
+    brought down by ∂_s^m.
+
+    >>> from sympy import Symbol
+    >>> u, r, d = Symbol("u"), Symbol("rho"), Symbol("d", positive=True)
+    >>> pair_expectation(r**2, u, r, d)[0]
+    1/d
+    """
+    s = sp.Dummy("s")
+    total, rates = sp.Integer(0), []
+    for term in sp.Add.make_args(sp.expand(expr)):
+        poly, t, rate, b = _split_pair(term, u, rho)
+        if (t, rate) not in rates:
+            rates.append((t, rate))
+        mgf = ((1 - 2 * t / d) ** 2 - (s / d) ** 2) ** (-d / 2)
+        for (m,), c in poly.terms():
+            total += c * sp.exp(b) * sp.diff(mgf, s, m).subs(s, rate)
     return total, rates

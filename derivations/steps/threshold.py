@@ -3,7 +3,9 @@
 Temperature β = c√(log ℓ): each distance between √ℓA⊥ and the linear model (and the
 normalizer's spread) is predicted to scale as ℓ^{s(c)}; its threshold c* solves s(c*) = 0
 (``theory.threshold``). Order d_qk = ℓ^α: the k-th Hadamard term of Σ_f matters for
-α ≤ 1/k. Measured thresholds: where the fitted slope against ℓ crosses zero.
+α ≤ 1/k; the mean-square size δ of the terms a model omits is judged against its exact
+expectation at the same sizes, whose threshold drifts to 1/k as ℓ grows. Measured
+thresholds: where the fitted slope against ℓ crosses zero.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ def latex() -> str:
     t = th.temperature_thresholds()
     return (r"\beta = c\sqrt{\log \ell}:\ c^*_{D} = " + sp.latex(t["sd(D)"])
             + r",\ c^*_{m_q} = " + sp.latex(th.moment_threshold())
+            + r",\ c^*_{\mathrm{bulk}} = " + sp.latex(t["kolmogorov"])
             + r",\ c^*_{s_1} = " + sp.latex(t["s1^2/E"])
             + r";\quad d_{qk} = \ell^\alpha:\ \alpha^*_k = 1/k")
 
@@ -32,22 +35,24 @@ def derive(params: Params) -> dict[str, sp.Expr | str]:
     out.update({f"c* of {n}": v for n, v in th.temperature_thresholds().items()})
     out["order: slope of the k-th Hadamard term's distance"] = th.order_exponent()
     out.update({f"alpha* for k = {j}": th.order_threshold(j) for j in (2, 3, 4)})
+    out.update({f"E delta is finite for d_qk > (model {m})": th.order_distance_bound(m)
+                for m in th.ORDER_MODELS})
     return out
 
 
 def check(params: Params) -> list[Table]:
     tables = []
     for mode in sweeps.MODES:
-        config = dict(sweeps.QUICK[mode])
+        config = dict(sweeps.LEDGER[mode])
         sweep = sweeps.Sweep(mode, seed=params.seed, **config)
         found = sweeps.quantities(sweep, sweeps.run(sweep, None))
-        tables += [sweeps.threshold_table(sweep, found), sweeps.slope_table(sweep, found)]
+        tables += sweeps.tables(sweep, found)
     return tables
 
 
 def validate(params: Params) -> None:
     for mode in sweeps.MODES:
-        sweeps.Sweep(mode, seed=params.seed, **sweeps.QUICK[mode])
+        sweeps.Sweep(mode, seed=params.seed, **sweeps.LEDGER[mode])
 
 
 STEP = Step(
@@ -55,17 +60,24 @@ STEP = Step(
     title="The linearization threshold: temperature beta = c sqrt(log ell) and order d_qk = ell^alpha",
     claim=("At beta = c sqrt(log ell) the normalizer stops concentrating at c* = 1, the moment "
            "m_q of sqrt(ell) A_perp departs from the linear model at c*_q = 1 - sqrt((q-1)/(2q)) "
-           "(1, 1/2, 0.423, 0.388 for q = 1..4) and outliers leave the bulk for c > 1 - 1/sqrt(2); "
-           "at d_qk = ell^alpha the k-th Hadamard term of Sigma_f must be kept for alpha <= 1/k."),
+           "(1, 1/2, 0.423, 0.388 for q = 1..4), the bulk departs at c* = 1/sqrt(2) (where "
+           "entries as large as its scale hold a share of the variance) and outliers leave "
+           "the bulk for c > 1 - 1/sqrt(2); "
+           "at d_qk = ell^alpha the k-th Hadamard term of Sigma_f must be kept for alpha <= 1/k "
+           "(at finite ell below 1/k, where the exact mean size of the omitted terms puts it)."),
     latex=latex,
     derive=derive,
     check=check,
     validate=validate,
     method=("Quick sweeps (temperature: c in 0.2..1.2, ell = 250..2000; order: alpha in "
-            "0.25..0.9, ell = 250..1000; 2 draws; seeded by the run's seed): per grid value "
-            "the log-log slope of each distance against ell, and the grid value where it "
-            "crosses zero, with an uncertainty of half the grid spacing plus the slope errors. "
-            "`attnge threshold --full` runs the full grids."),
-    failure=("a judged measured threshold (temperature: normalizer, m_1..m_4, outliers) "
-             "farther from its prediction than its uncertainty, or no crossing on the grid."),
+            "0.2..0.9, ell = 250..1000, beta = 0.35; 2 draws; seeded by the run's seed): per "
+            "grid value the log-log slope of each distance against ell, and the grid value "
+            "where it crosses zero, with an uncertainty of half the grid spacing plus the "
+            "slope errors. Order: delta = ||Sigma_f - Sigma'||_F^2/(ell theta1^2) (se: "
+            "delete-one-key jackknife) against its exact expectation (a closed form in beta, "
+            "d_qk, ell) at the same sizes. `attnge threshold --full` runs the full grids."),
+    failure=("a judged measured threshold (temperature: normalizer, m_1..m_4, bulk, outliers) "
+             "farther from its prediction than its uncertainty, or no crossing on the grid; "
+             "order: a slope of delta farther than max(4 se, 0.1) from the exact one, or a "
+             "crossing that differs from the exact one by more than its uncertainty."),
 )

@@ -40,7 +40,7 @@ def test_resume_measures_only_what_is_missing(tmp_path, monkeypatch):
     fresh = sweeps.run(sweep, None)
     assert resumed == fresh  # same seed, same numbers, however the work was split
     lines = sweeps.store_path(tmp_path, "temperature").read_text().splitlines()
-    assert sum(1 for line in lines if line.startswith('{"key": "v1')) == 24
+    assert sum(1 for line in lines if line.startswith(f'{{"key": "{sweeps.SCHEMA}')) == 24
 
 
 def test_normalizer_threshold_is_measured_at_one():
@@ -57,8 +57,8 @@ def test_crossing_and_a_wrong_prediction_fails():
     x, unc, _ = sweeps.crossing(grid, rates, upward=True)
     assert x == pytest.approx(0.5) and unc == pytest.approx(0.1 + 0.2 / 0.4 * 0.01)
     sweep = sweeps.Sweep("temperature", **SMALL)
-    right = sweeps.Quantity("sd(D)", rates, [None] * 4, 0.5, x, unc, "")
-    wrong = sweeps.Quantity("sd(D)", rates, [None] * 4, 0.7, x, unc, "")
+    right = sweeps.Quantity("sd(D)", grid, rates, [None] * 4, 0.5, x, unc, "")
+    wrong = sweeps.Quantity("sd(D)", grid, rates, [None] * 4, 0.7, x, unc, "")
     assert sweeps.threshold_table(sweep, [right]).passed
     assert not sweeps.threshold_table(sweep, [wrong]).passed
     assert sweeps.crossing(grid, [Rate(-1, 0.1)] * 4, upward=True)[0] is None
@@ -90,4 +90,51 @@ def test_cli_writes_table_store_and_figure(tmp_path, capsys):
     assert main(args) == 0  # resumed: nothing left to measure, the same table
     assert capsys.readouterr().out == first
     record = json.loads((tmp_path / "threshold-order.jsonl").read_text().splitlines()[0])
-    assert set(record["result"]) >= {"kolmogorov lin_f", "kolmogorov k=2"}
+    assert set(record["result"]) >= {"frobenius lin_f", "frobenius lin_f var",
+                                     "wasserstein k=2", "kolmogorov k=3"}
+
+
+ORDER = dict(grid=(0.3, 0.45, 0.6, 0.8), sizes=(120, 240, 480), draws=2)
+
+
+def test_order_frobenius_follows_its_exact_mean_and_a_wrong_mean_fails(monkeypatch):
+    sweep = sweeps.Sweep("order", **ORDER)
+    done = sweeps.run(sweep, None)
+    found = {q.name: q for q in sweeps.quantities(sweep, done)}
+    judged = [found[name] for name in sweeps.JUDGED["order"]]
+    assert all(q.finite is not None and q.agrees for q in judged)
+    assert sweeps.threshold_table(sweep, judged).passed
+    real = sweeps.th.expected_order_distance
+    # the mean of the wrong model: one Hadamard term more or fewer, a power of d_qk off
+    neighbour = {"lin_f": "k=2", "k=2": "k=3", "k=3": "k=2"}
+    monkeypatch.setattr(sweeps.th, "expected_order_distance",
+                        lambda model, beta, d, ell: real(neighbour[model], beta, d, ell))
+    wrong = {q.name: q for q in sweeps.quantities(sweep, done)}
+    assert not any(wrong[name].agrees for name in sweeps.JUDGED["order"])
+    assert not sweeps.threshold_table(sweep, [wrong[n] for n in sweeps.JUDGED["order"]]).passed
+
+
+def test_order_grid_leaves_out_keys_too_few_for_a_standard_error():
+    # lin_f at beta = 1: E delta finite for d_qk > 8, its se reliable for d_qk > 32
+    sweep = sweeps.Sweep("order", grid=(0.3, 0.62, 0.9), sizes=(100, 200, 400), draws=1,
+                         beta=1.0)
+    assert sweeps.order_grid(sweep, "lin_f") == (0.9,)     # 100^0.62 -> 17 <= 32 < 63
+    assert sweeps.order_grid(sweep, "k=2") == (0.62, 0.9)  # bound 4 beta^2 = 4: d > 16
+
+
+def test_order_crossing_agrees_only_with_the_same_crossing():
+    grid = (0.2, 0.3, 0.4)
+    rates = [Rate(0.3, 0.02), Rate(-0.1, 0.02), Rate(-0.5, 0.02)]
+    x, unc, where = sweeps.crossing(grid, rates, upward=False)
+    exact = [0.3, -0.1, -0.5]
+    same = sweeps.Quantity("frobenius k=2", grid, rates, exact, 1 / 3, x, unc, where,
+                           finite=(x, where))
+    moved = sweeps.Quantity("frobenius k=2", grid, rates, exact, 1 / 3, x, unc, where,
+                            finite=(x + 2 * unc, where))
+    none = sweeps.Quantity("frobenius k=2", grid, rates, exact, 1 / 3, x, unc, where,
+                           finite=(None, "no crossing on the grid (beyond 0.2)"))
+    assert same.agrees and not moved.agrees
+    assert none.agrees   # only one crosses: the slopes, which agree, decide
+    steep = sweeps.Quantity("frobenius k=2", grid, rates, [0.3, -0.1, -0.7], 1 / 3, x, unc,
+                            where, finite=(x, where))
+    assert not steep.agrees   # one slope 0.2 > max(4 se, 0.1) away

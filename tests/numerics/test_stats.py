@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 
+from numerics import stats
 from numerics.stats import fit_rate, jackknife_variance, pool, row_statistics, two_way_mean
 
 
@@ -67,3 +68,34 @@ def test_fit_rate_recovers_slope():
 def test_fit_rate_needs_three_sizes():
     with pytest.raises(ValueError, match="sizes"):
         fit_rate([1, 2], [1, 2])
+
+
+def test_key_sum_is_the_jackknife_over_deleted_keys():
+    rng = np.random.default_rng(3)
+    X = rng.random((7, 7))
+    X = X + X.T
+    value, variance = stats.key_sum(X)
+    n = X.shape[0]
+    loo = []
+    for i in range(n):   # delete key i: row and column i; re-weight the two means
+        Y = np.delete(np.delete(X, i, 0), i, 1)
+        off = (Y.sum() - np.trace(Y)) / ((n - 1) * (n - 2))
+        loo.append((n - 1) * off + np.trace(Y) / (n - 1))
+    loo = np.array(loo)
+    assert value == pytest.approx(X.sum() / n)
+    assert variance == pytest.approx((n - 1) / n * ((loo - loo.mean()) ** 2).sum())
+    with pytest.raises(ValueError, match="square"):
+        stats.key_sum(np.ones((3, 4)))
+
+
+def test_key_sum_variance_is_calibrated_for_a_function_of_two_keys():
+    # X_jk = (x_j . x_k)^2 for Gaussian keys: the jackknife variance against the spread of
+    # 300 independent draws
+    rng = np.random.default_rng(4)
+    values, variances = [], []
+    for _ in range(300):
+        x = rng.standard_normal((60, 5))
+        v, var = stats.key_sum((x @ x.T) ** 2)
+        values.append(v)
+        variances.append(var)
+    assert np.mean(variances) == pytest.approx(np.var(values, ddof=1), rel=0.2)

@@ -5,7 +5,8 @@ import pytest
 import sympy as sp
 
 from numerics.reference import chi2_integral, gaussian_integral
-from theory.gaussian import chi2_expectation, gaussian_expectation, gaussian_moment
+from theory.gaussian import (chi2_expectation, gaussian_expectation, gaussian_moment,
+                             pair_expectation)
 
 x, v = sp.Symbol("x", real=True), sp.Symbol("v", positive=True)
 
@@ -41,3 +42,26 @@ def test_chi2_expectation_matches_quadrature(d):
     with mp.workdps(30):
         quad = chi2_integral(f, d, 30)
         assert abs(quad - mp.mpf(sp.N(exact, 40))) < mp.mpf(10) ** -25 * abs(quad)
+
+
+def test_pair_expectation_against_quadrature_in_one_dimension():
+    u, r = sp.symbols("u rho")
+    d = sp.Symbol("d", positive=True)
+    t, s, m = sp.Rational(1, 10), sp.Rational(3, 10), 3
+    closed, rates = pair_expectation(r**m * sp.exp(t * u + s * r), u, r, d)
+    assert rates == [(t, s)]
+    phi = lambda z: mp.exp(-z**2 / 2) / mp.sqrt(2 * mp.pi)  # noqa: E731
+    quad = mp.quad(lambda a, b: (a * b)**m * mp.exp(0.1 * (a**2 + b**2) + 0.3 * a * b)
+                   * phi(a) * phi(b), [-14, 0, 14], [-14, 0, 14], maxdegree=5)
+    assert abs(float(closed.subs(d, 1)) - float(quad)) < 1e-10 * abs(float(quad))
+
+
+def test_pair_expectation_moments_and_bad_terms():
+    u, r = sp.symbols("u rho")
+    d = sp.Symbol("d", positive=True)
+    # E (x.y)^4 = 3d(d + 2): rho = x.y/d
+    assert sp.simplify(pair_expectation(r**4, u, r, d)[0] - 3 * (d + 2) / d**3) == 0
+    with pytest.raises(ValueError, match="linear"):
+        pair_expectation(sp.exp(u * r), u, r, d)
+    with pytest.raises(ValueError, match="must not depend"):
+        pair_expectation(u * sp.exp(r), u, r, d)

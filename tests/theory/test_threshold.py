@@ -1,5 +1,9 @@
 """The threshold predictions as exact expressions."""
 
+import math
+
+import numpy as np
+import pytest
 import sympy as sp
 
 from theory import threshold as th
@@ -7,7 +11,7 @@ from theory import threshold as th
 
 def test_temperature_thresholds_exact():
     t = th.temperature_thresholds()
-    assert t["sd(D)"] == 1 and t["m1"] == 1 and t["kolmogorov"] == 1
+    assert t["sd(D)"] == 1 and t["m1"] == 1 and t["kolmogorov"] == 1 / sp.sqrt(2)
     assert t["m2"] == sp.Rational(1, 2)
     assert sp.simplify(t["m3"] - (1 - sp.sqrt(3) / 3)) == 0
     assert sp.simplify(t["m4"] - (1 - sp.sqrt(6) / 4)) == 0
@@ -22,6 +26,23 @@ def test_moment_thresholds_are_roots_of_the_exponent_and_tend_to_the_outlier_one
     assert sp.limit(th.moment_threshold(), th.q, sp.oo) == 1 - 1 / sp.sqrt(2)
 
 
+def test_bulk_exponent_is_the_decay_of_the_lindeberg_share():
+    # exact share of E X^2 in entries X > sqrt(ell theta1), X = e^{beta chi - beta^2/2}:
+    # X^2 tilts chi to N(2 beta, 1); its log against log ell tends to -t^2/2
+    import mpmath as mp
+    s = th.temperature_exponents()["kolmogorov"]
+    for cv in (0.4, 0.6):
+        rates = []
+        for log_ell in (mp.mpf(10)**4, mp.mpf(10)**6):
+            b = cv * mp.sqrt(log_ell)
+            cut = (log_ell / 2 + mp.log(mp.expm1(b**2)) / 2 + b**2 / 2) / b   # X = sqrt(l th1)
+            share = mp.ncdf(-(cut - 2 * b))
+            rates.append(mp.log(share) / log_ell)
+        assert float(rates[1]) == pytest.approx(float(s.subs(th.c, cv)), rel=2e-2)
+        assert abs(rates[1] - s.subs(th.c, cv)) < abs(rates[0] - s.subs(th.c, cv))
+    assert s.subs(th.c, 0.8) == 0   # the share stays O(1) beyond 1/sqrt(2)
+
+
 def test_exponents_at_known_points():
     exps = th.temperature_exponents()
     assert exps["sd(D)"].subs(th.c, 0) == sp.Rational(-1, 2)   # Var D ~ θ₁/ℓ at fixed β
@@ -32,3 +53,51 @@ def test_order_thresholds():
     assert [th.order_threshold(k) for k in (2, 3, 4)] == [sp.Rational(1, 2), sp.Rational(1, 3),
                                                          sp.Rational(1, 4)]
     assert th.order_exponent().subs({th.k: 2, th.alpha: 1}) == -1
+
+
+def _per_entry(model, b, d):
+    """E R_jk^2 / theta1^2: E delta is linear in ell with this slope."""
+    return (th.expected_order_distance(model, b, d, 2.0)
+            - th.expected_order_distance(model, b, d, 1.0))
+
+
+def test_order_distance_decays_as_the_first_omitted_term():
+    # the off-diagonal mean square ~ d^-(k+1), k + 1 = the first omitted Hadamard power
+    for model in th.ORDER_MODELS:
+        big = [_per_entry(model, 0.5, d) for d in (10**6, 2 * 10**6)]
+        assert math.log2(big[0] / big[1]) == pytest.approx(th.first_omitted(model), abs=1e-3)
+
+
+def test_order_distance_against_sampled_pairs_of_keys():
+    # an independent route: E R_jk^2 from 4e5 pairs of keys drawn directly (no matrices)
+    rng = np.random.default_rng(7)
+    b, d, n = 0.5, 12, 400_000
+    x, y = rng.standard_normal((2, n, d))
+    rjj, rkk, r = (x * x).sum(1) / d, (y * y).sum(1) / d, (x * y).sum(1) / d
+    scale = np.exp(b**2 * ((rjj + rkk) / 2 - 1))
+    sf = scale * np.expm1(b**2 * r)
+    kept = {"lin_f": b**2 * r,
+            "k=2": scale * (b**2 * r + (b**2 * r) ** 2 / 2),
+            "k=3": scale * (b**2 * r + (b**2 * r) ** 2 / 2 + (b**2 * r) ** 3 / 6)}
+    for model, other in kept.items():
+        R2 = (sf - other) ** 2
+        exact = _per_entry(model, b, d) * math.expm1(b**2) ** 2
+        z = (R2.mean() - exact) / (R2.std() / math.sqrt(n))
+        assert abs(z) < 4, (model, R2.mean(), exact)
+
+
+def test_order_distance_bounds_and_infinite_mean():
+    assert th.order_distance_bound("lin_f") == 8 * th.beta**2
+    assert th.order_distance_bound("k=2") == 4 * th.beta**2
+    assert th.expected_order_distance("k=2", 1.0, 4, 100) == math.inf
+    assert 0 < th.expected_order_distance("k=2", 1.0, 5, 100) < math.inf
+    with pytest.raises(ValueError, match="model"):
+        th.first_omitted("k=9")
+
+
+def test_finite_size_threshold_drifts_up_to_one_over_k():
+    for model in th.ORDER_MODELS:
+        limit = float(th.order_threshold(th.first_omitted(model)))
+        alphas = [th.finite_size_threshold(model, 0.35, 10.0**e, 8 * 10.0**e) for e in (3, 6, 12)]
+        assert alphas[0] < alphas[1] < alphas[2] <= limit + 1e-9
+        assert alphas[2] == pytest.approx(limit, abs=2e-3)
