@@ -40,7 +40,8 @@ FULL = {"temperature": {"grid": tuple(round(0.1 * i, 2) for i in range(1, 15)),
 LEDGER = {"temperature": QUICK["temperature"],     # the ``threshold`` step of ``verify``
           "order": {**QUICK["order"], "sizes": (250, 500, 1000)}}
 MATRICES = {"temperature": 8, "order": 11}   # ℓ×ℓ float64 arrays alive in one draw
-SCHEMA = "v2"       # bump when a measurement changes: old records are then not reused
+SCHEMA = {"temperature": "v1", "order": "v2"}   # bump a mode's when its measurement changes:
+                                                # its old records are then not reused
 
 
 @dataclass(frozen=True)
@@ -78,7 +79,7 @@ class Sweep:
 
     def key(self, value: float, ell: int, draw: int) -> str:
         fixed = f"y={self.y!r}" if self.mode == "temperature" else f"beta={self.beta!r}"
-        return f"{SCHEMA}|{self.mode}|{value!r}|{ell}|{draw}|seed={self.seed}|{fixed}"
+        return f"{SCHEMA[self.mode]}|{self.mode}|{value!r}|{ell}|{draw}|seed={self.seed}|{fixed}"
 
     def measure(self, value: float, ell: int, draw: int) -> dict[str, float]:
         if self.mode == "temperature":
@@ -179,7 +180,8 @@ def _means(sweep: Sweep, done: dict, name: str, value: float) -> tuple[list[floa
         if f"{name} var" in records[0]:
             mean, se = stats.pool(list(v), [r[f"{name} var"] for r in records])
         else:
-            mean, se = float(v.mean()), float(v.std(ddof=1) / np.sqrt(v.size)) if v.size > 1 else 0.0
+            mean = float(v.mean())
+            se = float(v.std(ddof=1) / np.sqrt(v.size)) if v.size > 1 else 0.0
         floor = 1 / ell if name.startswith("kolmogorov") else 1e-300   # its resolution
         means.append(max(mean, floor))
         ses.append(se)

@@ -8,9 +8,10 @@ squared singular value of √ℓA⊥ against the right edge E of ν∞.
 Order: d_qk = ℓ^α. On one draw of the keys, for Σ' = Σ_G (``lin_f``) and the truncations
 Σ_f^{(k)} (k = 2, 3; exact diagonal): the mean-square size of the omitted terms
 δ = ‖Σ_f − Σ'‖_F² / (ℓθ₁²) with its delete-one-key variance (judged against its exact
-expectation, ``theory.threshold.order_distance``), and, on one shared G, the distances between the
-spectra of Y^lin_Q = GΣ_f^{1/2}/√ℓ and GΣ'^{1/2}/√ℓ: Kolmogorov and W₂²/θ₁². The squared
-singular values of GΣ^{1/2} are the eigenvalues of GΣGᵀ, so no square root is taken.
+expectation, ``theory.threshold.order_distance``); and, on one shared G with N(0, 1/ℓ)
+entries, the distances between the spectra of Y^lin_Q = GΣ_f^{1/2} and GΣ'^{1/2}:
+Kolmogorov and W₂²/θ₁². The squared singular values of GΣ^{1/2} are the eigenvalues of
+GΣGᵀ, so no square root is taken.
 """
 
 from __future__ import annotations
@@ -73,7 +74,8 @@ def measure_order(alpha: float, ell: int, beta: float, seed: int, draw: int) -> 
               \\qquad W_2^2 = \\frac{1}{\\ell}\\sum_i (\\lambda_i - \\lambda'_i)^2
               \\ \\text{(sorted eigenvalues of } G\\Sigma G^\\top, G\\Sigma' G^\\top).
 
-    By Hoffman–Wielandt, W₂² ≤ ‖G‖⁴ θ₁² δ: where δ → 0 the spectra of the models meet.
+    By Hoffman–Wielandt, W₂² ≤ ‖G(Σ_f − Σ')Gᵀ‖_F²/ℓ ≤ ‖G‖⁴ θ₁² δ: where δ → 0 the spectra
+    of the models meet. Returned: δ, its variance, W₂²/θ₁² and the Kolmogorov distance.
     """
     d = order_d_qk(alpha, ell)
     rng = draw_rng(seed, "threshold-order", ell, draw)

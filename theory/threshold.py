@@ -172,8 +172,9 @@ def finite_size_threshold(model: str, beta_value: float, ell_low: float, ell_hig
     """α at which E δ stops shrinking between ℓ_low and ℓ_high along d = ℓ^α (d real).
 
     The two-point slope s(α) = log(Eδ(ℓ_high)/Eδ(ℓ_low)) / log(ℓ_high/ℓ_low) is scanned
-    from α = 1 downwards; the first zero is refined by bisection. It tends to 1/(k+1)
-    as ℓ_low → ∞; ``None`` if s stays negative down to where E δ(ℓ_low) is infinite.
+    from α = 1 downwards; the first zero is refined by bisection. It tends to 1/k, k the
+    first omitted power, as ℓ_low → ∞; ``None`` if s stays negative down to where
+    E δ(ℓ_low) is infinite.
     """
     def slope(a: float) -> float:
         low = expected_order_distance(model, beta_value, ell_low**a, ell_low)

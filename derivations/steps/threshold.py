@@ -57,7 +57,8 @@ def validate(params: Params) -> None:
 
 STEP = Step(
     id=ID,
-    title="The linearization threshold: temperature beta = c sqrt(log ell) and order d_qk = ell^alpha",
+    title=("The linearization threshold: temperature beta = c sqrt(log ell) and order "
+           "d_qk = ell^alpha"),
     claim=("At beta = c sqrt(log ell) the normalizer stops concentrating at c* = 1, the moment "
            "m_q of sqrt(ell) A_perp departs from the linear model at c*_q = 1 - sqrt((q-1)/(2q)) "
            "(1, 1/2, 0.423, 0.388 for q = 1..4), the bulk departs at c* = 1/sqrt(2) (where "

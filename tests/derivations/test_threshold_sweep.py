@@ -40,7 +40,8 @@ def test_resume_measures_only_what_is_missing(tmp_path, monkeypatch):
     fresh = sweeps.run(sweep, None)
     assert resumed == fresh  # same seed, same numbers, however the work was split
     lines = sweeps.store_path(tmp_path, "temperature").read_text().splitlines()
-    assert sum(1 for line in lines if line.startswith(f'{{"key": "{sweeps.SCHEMA}')) == 24
+    schema = sweeps.SCHEMA["temperature"]
+    assert sum(1 for line in lines if line.startswith(f'{{"key": "{schema}')) == 24
 
 
 def test_normalizer_threshold_is_measured_at_one():
