@@ -72,10 +72,20 @@ class Sweep:
         object.__setattr__(self, "draws", _integer(self.draws, "draws", 1))
         object.__setattr__(self, "seed", _integer(self.seed, "seed", 0))
         for name in ("beta", "y"):
-            if not _number(getattr(self, name), name) > 0:
+            value = _number(getattr(self, name), name)
+            if not value > 0:
                 raise ValueError(f"{name} must be a positive finite number "
                                  f"(got {getattr(self, name)!r})")
+            object.__setattr__(self, name, value)
         require_memory(max(sizes), MATRICES[self.mode])
+        if self.mode == "order":
+            for model in th.ORDER_MODELS:
+                if len(order_grid(self, model)) < 2:
+                    bound = 4 * th.order_distance_bound(model).subs(th.beta, self.beta)
+                    raise ValueError(f"grid must hold at least 2 alpha with d_qk = "
+                                     f"{min(sizes)}^alpha > {float(bound):g} for {model} at "
+                                     f"beta = {self.beta:g} (raise alpha or the sizes, or "
+                                     f"lower beta)")
 
     def key(self, value: float, ell: int, draw: int) -> str:
         fixed = f"y={self.y!r}" if self.mode == "temperature" else f"beta={self.beta!r}"
@@ -244,8 +254,6 @@ def _order(sweep: Sweep, done: dict) -> list[Quantity]:
     for stat in ORDER_STATISTICS:
         for model in th.ORDER_MODELS:
             name, grid = f"{stat} {model}", order_grid(sweep, model)
-            if len(grid) < 2:
-                continue
             rates, exact_rates = [], []
             for a in grid:
                 means, ses = _means(sweep, done, name, a)

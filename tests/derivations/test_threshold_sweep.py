@@ -72,6 +72,7 @@ def test_crossing_and_a_wrong_prediction_fails():
     (["--mode", "temperature", "--sizes", "300,200,400"], "sizes"),
     (["--mode", "temperature", "--draws", "0"], "draws"),
     (["--mode", "temperature", "--sizes", "100000,200000,400000"], "sizes"),
+    (["--mode", "order", "--beta", "1", "--grid", "0.3,0.5"], "grid"),   # d_qk too small
 ])
 def test_bad_grids_exit_2(capsys, args, name):
     assert main(["threshold", *args]) == 2
@@ -117,10 +118,10 @@ def test_order_frobenius_follows_its_exact_mean_and_a_wrong_mean_fails(monkeypat
 
 def test_order_grid_leaves_out_keys_too_few_for_a_standard_error():
     # lin_f at beta = 1: E delta finite for d_qk > 8, its se reliable for d_qk > 32
-    sweep = sweeps.Sweep("order", grid=(0.3, 0.62, 0.9), sizes=(100, 200, 400), draws=1,
+    sweep = sweeps.Sweep("order", grid=(0.3, 0.62, 0.9, 0.95), sizes=(100, 200, 400), draws=1,
                          beta=1.0)
-    assert sweeps.order_grid(sweep, "lin_f") == (0.9,)     # 100^0.62 -> 17 <= 32 < 63
-    assert sweeps.order_grid(sweep, "k=2") == (0.62, 0.9)  # bound 4 beta^2 = 4: d > 16
+    assert sweeps.order_grid(sweep, "lin_f") == (0.9, 0.95)       # 100^0.62 -> 17 <= 32 < 63
+    assert sweeps.order_grid(sweep, "k=2") == (0.62, 0.9, 0.95)  # bound 4 beta^2: d > 16
 
 
 def test_order_crossing_agrees_only_with_the_same_crossing():
@@ -139,3 +140,12 @@ def test_order_crossing_agrees_only_with_the_same_crossing():
     steep = sweeps.Quantity("frobenius k=2", grid, rates, [0.3, -0.1, -0.7], 1 / 3, x, unc,
                             where, finite=(x, where))
     assert not steep.agrees   # one slope 0.2 > max(4 se, 0.1) away
+
+
+def test_cli_numbers_reach_the_measurement_as_numbers(capsys):
+    # --y and --beta arrive as strings; the sweep stores them as floats (keys, measurements)
+    assert main(["threshold", "--mode", "temperature", "--y", "2", "--grid", "0.3,0.6",
+                 "--sizes", "60,90,120", "--draws", "1"]) == 0
+    assert "y = 2" in capsys.readouterr().out
+    sweep = sweeps.Sweep("order", grid=(0.6, 0.9), sizes=(60, 90, 120), draws=1, beta="0.5")
+    assert sweep.beta == 0.5 and sweep.key(0.6, 60, 0).endswith("beta=0.5")
