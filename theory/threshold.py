@@ -158,11 +158,14 @@ def _order_distance_numeric(model: str):
 def expected_order_distance(model: str, beta_value: float, d: float, ell_value: float) -> float:
     """E δ at numbers; infinite (``math.inf``) where d ≤ ``order_distance_bound``.
 
-    Its O(1) terms cancel down to ~d^{−(k+1)}, so it is evaluated with 30 digits to spare.
+    Its O(1) terms cancel down to ~β^{4k} d^{−k} (k the first omitted power), so it is
+    evaluated with 30 digits to spare beyond those.
     """
     if not d > float(order_distance_bound(model).subs(beta, beta_value)):
         return math.inf
-    with mpmath.workdps(30 + math.ceil((first_omitted(model) + 1) * math.log10(max(d, 10)))):
+    # the result is ~ β^{4k} d^{−k} against O(1) terms, k the first omitted power
+    lost = (first_omitted(model) + 1) * (math.log10(max(d, 10)) + 4 * max(0.0, -math.log10(beta_value)))
+    with mpmath.workdps(30 + math.ceil(lost)):
         return float(_order_distance_numeric(model)(mpmath.mpf(beta_value), mpmath.mpf(d),
                                                     mpmath.mpf(ell_value)))
 
@@ -193,3 +196,27 @@ def finite_size_threshold(model: str, beta_value: float, ell_low: float, ell_hig
             return (lo + hi) / 2
         hi = lo
     return None
+
+
+def hadamard_rank(order: int, d: int) -> int:
+    """N_k(d) = C(d + k − 1, k): the dimension of symmetric k-tensors on ℝ^d.
+
+    ρ^{∘k} = Φ Φᵀ with Φ_i = vec(x_i^{⊗k})/d^k, so its rank is at most N_k(d).
+    """
+    return math.comb(d + order - 1, order)
+
+
+def rank_exponent(order: int, sizes: tuple[int, ...], ds: tuple[int, ...]) -> float:
+    """The log–log slope of N_k(d_qk)/ℓ against ℓ over the sizes (least squares).
+
+    The k-th term of Σ_f acts on the bulk through the share x = N_k(d)/ℓ of directions it
+    spans (x ≪ 1: a few large eigenvalues that carry its trace out of the bulk; x ≫ 1: a
+    perturbation of mean-square width ~1/x). If a bulk distance is a decreasing function
+    of x, its slope against ℓ has the sign of minus this exponent: zero where
+    α·d log N_k/d log d = 1, i.e. at α = 1/k when d → ∞ and above 1/k at finite d, since
+    d log N_k/d log d = Σ_{i<k} d/(d + i) < k.
+    """
+    t = [math.log(s) for s in sizes]
+    u = [math.log(hadamard_rank(order, d) / s) for d, s in zip(ds, sizes)]
+    tm, um = sum(t) / len(t), sum(u) / len(u)
+    return sum((a - tm) * (b - um) for a, b in zip(t, u)) / sum((a - tm) ** 2 for a in t)

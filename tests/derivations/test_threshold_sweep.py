@@ -103,8 +103,9 @@ def test_order_frobenius_follows_its_exact_mean_and_a_wrong_mean_fails(monkeypat
     sweep = sweeps.Sweep("order", **ORDER)
     done = sweeps.run(sweep, None)
     found = {q.name: q for q in sweeps.quantities(sweep, done)}
-    judged = [found[name] for name in sweeps.JUDGED["order"]]
-    assert all(q.finite is not None and q.agrees for q in judged)
+    frobenius = [f"frobenius {m}" for m in sweeps.th.ORDER_MODELS]
+    judged = [found[name] for name in frobenius]
+    assert all(q.finite is not None and q.verdict for q in judged)
     assert sweeps.threshold_table(sweep, judged).passed
     real = sweeps.th.expected_order_distance
     # the mean of the wrong model: one Hadamard term more or fewer, a power of d_qk off
@@ -112,8 +113,8 @@ def test_order_frobenius_follows_its_exact_mean_and_a_wrong_mean_fails(monkeypat
     monkeypatch.setattr(sweeps.th, "expected_order_distance",
                         lambda model, beta, d, ell: real(neighbour[model], beta, d, ell))
     wrong = {q.name: q for q in sweeps.quantities(sweep, done)}
-    assert not any(wrong[name].agrees for name in sweeps.JUDGED["order"])
-    assert not sweeps.threshold_table(sweep, [wrong[n] for n in sweeps.JUDGED["order"]]).passed
+    assert not any(wrong[name].verdict for name in frobenius)
+    assert not sweeps.threshold_table(sweep, [wrong[n] for n in frobenius]).passed
 
 
 def test_order_grid_leaves_out_keys_too_few_for_a_standard_error():
@@ -135,11 +136,33 @@ def test_order_crossing_agrees_only_with_the_same_crossing():
                             finite=(x + 2 * unc, where))
     none = sweeps.Quantity("frobenius k=2", grid, rates, exact, 1 / 3, x, unc, where,
                            finite=(None, "no crossing on the grid (beyond 0.2)"))
-    assert same.agrees and not moved.agrees
-    assert none.agrees   # only one crosses: the slopes, which agree, decide
+    assert same.verdict and not moved.verdict
+    assert none.verdict   # only one crosses: the slopes, which agree, decide
     steep = sweeps.Quantity("frobenius k=2", grid, rates, [0.3, -0.1, -0.7], 1 / 3, x, unc,
                             where, finite=(x, where))
-    assert not steep.agrees   # one slope 0.2 > max(4 se, 0.1) away
+    assert not steep.verdict   # one slope 0.2 > max(4 se, 0.1) away
+    # Kolmogorov: no slopes to meet, only crossings; none on either side is not a pass
+    ks = dict(grid=grid, slopes=rates, predicted_slopes=[None] * 3, predicted=1 / 3)
+    assert sweeps.Quantity("kolmogorov k=2", measured=x, uncertainty=unc, bracket=where,
+                           finite=(x + unc / 2, where), **ks).verdict
+    assert sweeps.Quantity("kolmogorov k=2", measured=x, uncertainty=unc, bracket=where,
+                           finite=(None, "no crossing"), **ks).verdict is False
+    assert sweeps.Quantity("kolmogorov k=2", measured=None, uncertainty=None, bracket="none",
+                           finite=(None, "none"), **ks).verdict is None
+
+
+def test_rank_prediction_crosses_above_one_over_k_and_tends_to_it():
+    # the Kolmogorov prediction: where N_k(round(ell^alpha))/ell stops growing with ell
+    sizes = (250, 500, 1000, 2000)
+    grid = tuple(round(0.2 + 0.01 * i, 2) for i in range(50))
+    for k in (2, 3, 4):
+        signs = [sweeps.stats.Rate(-sweeps.th.rank_exponent(
+            k, sizes, tuple(sweeps.order_d_qk(a, ell) for ell in sizes)), 0) for a in grid]
+        x, _, _ = sweeps.crossing(grid, signs, upward=False)
+        assert 1 / k < x < 1 / k + 0.06
+    big = (10**8, 10**9, 10**10)
+    slope = sweeps.th.rank_exponent(2, big, tuple(round(ell**0.5) for ell in big))
+    assert abs(slope) < 0.01   # d log N_2/d log d -> 2 as d grows
 
 
 def test_cli_numbers_reach_the_measurement_as_numbers(capsys):
@@ -149,3 +172,17 @@ def test_cli_numbers_reach_the_measurement_as_numbers(capsys):
     assert "y = 2" in capsys.readouterr().out
     sweep = sweeps.Sweep("order", grid=(0.6, 0.9), sizes=(60, 90, 120), draws=1, beta="0.5")
     assert sweep.beta == 0.5 and sweep.key(0.6, 60, 0).endswith("beta=0.5")
+
+
+def test_crossing_widens_over_slopes_of_unknown_sign():
+    grid = (0.2, 0.3, 0.4, 0.5, 0.6)
+    # scanning down from 0.6: the sign changes between 0.4 and 0.3, but the slopes at 0.4 and
+    # 0.3 are within 2 se of 0; the nearest known signs are at 0.5 (-) and 0.2 (+)
+    rates = [Rate(0.5, 0.05), Rate(0.05, 0.1), Rate(-0.05, 0.1), Rate(-0.6, 0.05),
+             Rate(-1.0, 0.05)]
+    x, unc, where = sweeps.crossing(grid, rates, upward=False)
+    assert x == pytest.approx(0.35) and where == "between 0.4 and 0.3"
+    assert unc == pytest.approx(0.15)   # reaches 0.2 and 0.5
+    known = [Rate(0.5, 0.05), Rate(0.3, 0.05), Rate(-0.3, 0.05), Rate(-0.6, 0.05),
+             Rate(-1.0, 0.05)]
+    assert sweeps.crossing(grid, known, upward=False)[1] == pytest.approx(0.05 + 0.1 / 0.6 * 0.05)

@@ -40,7 +40,6 @@ def test_bulk_exponent_is_the_decay_of_the_lindeberg_share():
             rates.append(mp.log(share) / log_ell)
         assert float(rates[1]) == pytest.approx(float(s.subs(th.c, cv)), rel=2e-2)
         assert abs(rates[1] - s.subs(th.c, cv)) < abs(rates[0] - s.subs(th.c, cv))
-    assert s.subs(th.c, 0.8) == 0   # the share stays O(1) beyond 1/sqrt(2)
 
 
 def test_exponents_at_known_points():
@@ -101,3 +100,25 @@ def test_finite_size_threshold_drifts_up_to_one_over_k():
         alphas = [th.finite_size_threshold(model, 0.35, 10.0**e, 8 * 10.0**e) for e in (3, 6, 12)]
         assert alphas[0] < alphas[1] < alphas[2] <= limit + 1e-9
         assert alphas[2] == pytest.approx(limit, abs=2e-3)
+
+
+def test_lin_f_diagonal_against_sampled_key_norms():
+    # E delta at ell = 1 is the diagonal term alone: E (Sigma_f[j,j] - Sigma_G[j,j])^2 / theta1^2
+    rng = np.random.default_rng(11)
+    b, d, n = 0.5, 12, 1_000_000
+    v = rng.chisquare(d, n) / d
+    diag_f = np.exp(b**2 * (v - 1)) * np.expm1(b**2 * v)
+    diag_g = b**2 * v + math.expm1(b**2) - b**2
+    R2 = (diag_f - diag_g) ** 2 / math.expm1(b**2) ** 2
+    exact = th.expected_order_distance("lin_f", b, d, 1.0)
+    assert abs(R2.mean() - exact) < 4 * R2.std() / math.sqrt(n)
+    assert th.expected_order_distance("k=2", b, d, 1.0) == 0   # exact diagonal
+
+
+def test_expected_order_distance_keeps_its_digits_at_small_beta():
+    import mpmath as mp
+    for model, b in (("k=3", 0.003), ("k=2", 0.01), ("lin_f", 0.003)):
+        with mp.workdps(300):
+            reference = th._order_distance_numeric(model)(mp.mpf(b), mp.mpf(100), mp.mpf(1000))
+        assert th.expected_order_distance(model, b, 100, 1000) == pytest.approx(
+            float(reference), rel=1e-12)
