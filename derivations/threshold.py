@@ -232,8 +232,8 @@ def crossing(grid: tuple[float, ...], rates: list[stats.Rate], upward: bool
             per_slope = abs(grid[b] - grid[a]) / max(sb - sa, 1e-12)
             unc = abs(grid[b] - grid[a]) / 2 + per_slope * max(rates[a].se, rates[b].se)
             if not (known[a] and known[b]):
-                before = next((i for i in reversed(idx[:pos + 1]) if known[i] and rates[i].slope < 0),
-                              idx[0])
+                before = next((i for i in reversed(idx[:pos + 1])
+                               if known[i] and rates[i].slope < 0), idx[0])
                 after = next((i for i in idx[pos + 1:] if known[i] and rates[i].slope >= 0),
                              idx[-1])
                 unc = max(unc, abs(x - grid[before]), abs(grid[after] - x))

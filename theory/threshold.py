@@ -25,7 +25,9 @@ W₂² ≤ ‖G‖⁴ε² by Hoffman–Wielandt); where ε → ∞ the term has 
 eigenvalues, and dropping it moves its trace out of the bulk. So the k-th term must be
 kept for α ≤ α*_k = 1/k.
 
-At finite size the order reading is judged on the exact mean of that width,
+At finite size the bulk feels the k-th term through the share N_k(d)/ℓ of directions it
+spans, N_k(d) = C(d + k − 1, k) (``rank_exponent``); and the order reading is judged on
+the exact mean of its width,
 δ = ‖Σ_f − Σ'‖_F² / (ℓθ₁²) for Σ' = Σ_G (``lin_f``) or the truncation Σ_f^{(k)}: its
 expectation over keys x_i ~ N(0, I_d) is closed-form in (β, d, ℓ) (``order_distance``) and
 decays as ℓ d^{−(k+1)} (k = 1 for ``lin_f``), the ε² of the first omitted term.
@@ -164,7 +166,8 @@ def expected_order_distance(model: str, beta_value: float, d: float, ell_value: 
     if not d > float(order_distance_bound(model).subs(beta, beta_value)):
         return math.inf
     # the result is ~ β^{4k} d^{−k} against O(1) terms, k the first omitted power
-    lost = (first_omitted(model) + 1) * (math.log10(max(d, 10)) + 4 * max(0.0, -math.log10(beta_value)))
+    small_beta = 4 * max(0.0, -math.log10(beta_value))
+    lost = (first_omitted(model) + 1) * (math.log10(max(d, 10)) + small_beta)
     with mpmath.workdps(30 + math.ceil(lost)):
         return float(_order_distance_numeric(model)(mpmath.mpf(beta_value), mpmath.mpf(d),
                                                     mpmath.mpf(ell_value)))

@@ -64,8 +64,10 @@ STEP = Step(
            "(1, 1/2, 0.423, 0.388 for q = 1..4), the bulk departs at c* = 1/sqrt(2) (where "
            "entries as large as its scale hold a share of the variance) and outliers leave "
            "the bulk for c > 1 - 1/sqrt(2); "
-           "at d_qk = ell^alpha the k-th Hadamard term of Sigma_f must be kept for alpha <= 1/k "
-           "(at finite ell below 1/k, where the exact mean size of the omitted terms puts it)."),
+           "at d_qk = ell^alpha the k-th Hadamard term of Sigma_f must be kept for alpha <= 1/k; "
+           "at finite ell the size of the omitted terms stops shrinking below 1/k (where its "
+           "exact mean puts it) and the bulk's distance above 1/k (where the rank count "
+           "C(d_qk+k-1, k) of the k-th term stops outgrowing ell)."),
     latex=latex,
     derive=derive,
     check=check,
