@@ -81,11 +81,10 @@ class Sweep:
         if self.mode == "order":
             for model in th.ORDER_MODELS:
                 if len(order_grid(self, model)) < 2:
-                    bound = 4 * th.order_distance_bound(model).subs(th.beta, self.beta)
                     raise ValueError(f"grid must hold at least 2 alpha with d_qk = "
-                                     f"{min(sizes)}^alpha > {float(bound):g} for {model} at "
-                                     f"beta = {self.beta:g} (raise alpha or the sizes, or "
-                                     f"lower beta)")
+                                     f"{min(sizes)}^alpha > {se_bound(self, model):g} for "
+                                     f"{model} at beta = {self.beta:g} (raise alpha or the "
+                                     f"sizes, or lower beta)")
 
     def key(self, value: float, ell: int, draw: int) -> str:
         fixed = f"y={self.y!r}" if self.mode == "temperature" else f"beta={self.beta!r}"
@@ -253,8 +252,13 @@ def order_grid(sweep: Sweep, model: str) -> tuple[float, ...]:
     E δ is finite for d_qk > b (``order_distance_bound``), Var δ for d_qk > 2b, and the
     variance of its jackknife estimate for d_qk > 4b: the grid keeps those α.
     """
-    bound = 4 * float(th.order_distance_bound(model).subs(th.beta, sweep.beta))
+    bound = se_bound(sweep, model)
     return tuple(a for a in sweep.grid if order_d_qk(a, min(sweep.sizes)) > bound)
+
+
+def se_bound(sweep: Sweep, model: str) -> float:
+    """4 × the bound of E δ at the sweep's β: below it δ's se has infinite variance."""
+    return 4 * th.order_distance_bound_at(model, sweep.beta)
 
 
 def _temperature(sweep: Sweep, done: dict) -> list[Quantity]:

@@ -21,11 +21,16 @@ from __future__ import annotations
 import sympy as sp
 
 
+def _exponent(term: sp.Expr) -> tuple[sp.Expr, sp.Expr]:
+    """term = rest · e^{exponent}: return (rest, exponent), the exponentials' arguments summed."""
+    factors = sp.Mul.make_args(term)
+    rest = sp.Mul(*[f for f in factors if not isinstance(f, sp.exp)])
+    return rest, sp.expand(sp.Add(*[f.args[0] for f in factors if isinstance(f, sp.exp)]))
+
+
 def _split(term: sp.Expr, var: sp.Symbol) -> tuple[sp.Poly, sp.Expr, sp.Expr]:
     """term = p(var) e^{a var + b}: return (p, a, b)."""
-    exps = [f for f in sp.Mul.make_args(term) if isinstance(f, sp.exp)]
-    rest = sp.Mul(*[f for f in sp.Mul.make_args(term) if not isinstance(f, sp.exp)])
-    exponent = sp.expand(sp.Add(*[f.args[0] for f in exps]))
+    rest, exponent = _exponent(term)
     lin = sp.Poly(exponent, var)
     if lin.degree() > 1:
         raise ValueError(f"exponent must be linear in {var} (got {exponent})")
@@ -107,9 +112,8 @@ def chi2_expectation(
 def _split_pair(term: sp.Expr, u: sp.Symbol, rho: sp.Symbol) -> tuple[sp.Poly, sp.Expr, sp.Expr,
                                                                       sp.Expr]:
     """term = p(ρ) e^{t u + s ρ + b}: return (p, t, s, b)."""
-    exps = [f for f in sp.Mul.make_args(term) if isinstance(f, sp.exp)]
-    rest = sp.Mul(*[f for f in sp.Mul.make_args(term) if not isinstance(f, sp.exp)])
-    exponent = sp.Poly(sp.expand(sp.Add(*[f.args[0] for f in exps])), u, rho)
+    rest, exponent = _exponent(term)
+    exponent = sp.Poly(exponent, u, rho)
     if exponent.total_degree() > 1:
         raise ValueError(f"exponent must be linear in {u}, {rho} (got {exponent.as_expr()})")
     poly = sp.Poly(rest, rho)

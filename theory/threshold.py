@@ -153,6 +153,12 @@ def order_distance_bound(model: str) -> sp.Expr:
 
 
 @lru_cache(maxsize=None)
+def order_distance_bound_at(model: str, beta_value: float) -> float:
+    """``order_distance_bound(model)`` at β = beta_value."""
+    return float(order_distance_bound(model).subs(beta, beta_value))
+
+
+@lru_cache(maxsize=None)
 def _order_distance_numeric(model: str):
     return sp.lambdify((beta, d_qk, ell), order_distance(model), modules="mpmath")
 
@@ -163,7 +169,7 @@ def expected_order_distance(model: str, beta_value: float, d: float, ell_value: 
     Its O(1) terms cancel down to ~β^{4k} d^{−k} (k the first omitted power), so it is
     evaluated with 30 digits to spare beyond those.
     """
-    if not d > float(order_distance_bound(model).subs(beta, beta_value)):
+    if not d > order_distance_bound_at(model, beta_value):
         return math.inf
     # the result is ~ β^{4k} d^{−k} against O(1) terms, k the first omitted power
     small_beta = 4 * max(0.0, -math.log10(beta_value))
@@ -187,7 +193,7 @@ def finite_size_threshold(model: str, beta_value: float, ell_low: float, ell_hig
         high = expected_order_distance(model, beta_value, ell_high**a, ell_high)
         return math.log(high / low) / math.log(ell_high / ell_low)
 
-    bound = float(order_distance_bound(model).subs(beta, beta_value))
+    bound = order_distance_bound_at(model, beta_value)
     floor = math.log(bound) / math.log(ell_low) if bound > 1 else 0.0
     hi = 1.0
     while hi - step > floor:
