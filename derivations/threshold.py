@@ -25,7 +25,8 @@ from derivations.params import _integer, _number
 from derivations.step import Table
 from numerics import stats
 from numerics.measure import require_memory
-from numerics.threshold import measure_order, measure_temperature, order_d_qk
+from numerics.softmax_mass import expected_mass_difference
+from numerics.threshold import measure_order, measure_temperature, order_d_qk, temperature_beta
 from theory import threshold as th
 
 MODES = ("temperature", "order")
@@ -33,14 +34,14 @@ QUICK = {"temperature": {"grid": (0.2, 0.35, 0.5, 0.65, 0.8, 1.0, 1.2),
                          "sizes": (250, 500, 1000, 2000), "draws": 2},
          "order": {"grid": (0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.6, 0.75, 0.9),
                    "sizes": (250, 500, 1000, 2000), "draws": 2}}
-FULL = {"temperature": {"grid": tuple(round(0.1 * i, 2) for i in range(1, 15)),
+FULL = {"temperature": {"grid": (*(round(0.1 * i, 2) for i in range(1, 15)), 1.6, 1.8, 2.0),
                         "sizes": (500, 1000, 2000, 4000), "draws": 3},
         "order": {"grid": tuple(round(0.05 * i, 2) for i in range(3, 21)),
                   "sizes": (500, 1000, 2000, 4000), "draws": 2}}
 LEDGER = {"temperature": QUICK["temperature"],     # the ``threshold`` step of ``verify``
           "order": {**QUICK["order"], "sizes": (250, 500, 1000)}}
-MATRICES = {"temperature": 8, "order": 11}   # ℓ×ℓ float64 arrays alive in one draw
-SCHEMA = {"temperature": "v1", "order": "v2"}   # bump a mode's when its measurement changes:
+MATRICES = {"temperature": 10, "order": 11}   # ℓ×ℓ float64 arrays alive in one draw
+SCHEMA = {"temperature": "v2", "order": "v2"}   # bump a mode's when its measurement changes:
                                                 # its old records are then not reused
 
 
@@ -141,17 +142,20 @@ def run(sweep: Sweep, folder: str | Path | None,
     return done
 
 
-SLOPE_TOLERANCE = 0.1   # order, δ: |measured − exact slope| ≤ max(4 se, this)
+SLOPE_TOLERANCE = 0.1   # exact slopes: |measured − exact slope| ≤ max(4 se, this)
 
 
 @dataclass
 class Quantity:
     """One distance: fitted slopes on its grid, predicted and measured thresholds.
 
-    ``finite`` (order only): the threshold predicted on these sizes and this grid (value
-    or None, where) — for δ from its exact mean, whose slopes are ``predicted_slopes``; for
-    the Kolmogorov distances from the rank count N_k(d_qk)/ℓ (signs only, no slopes).
-    ``predicted`` (the ℓ → ∞ limit) is reported beside it. See ``verdict``.
+    ``predicted_slopes``: the slopes of the distance's exact mean at these sizes, where one
+    is derived (order: δ; temperature: m₁, and sd(D) while its sample variance
+    concentrates), judged. ``limit_slopes`` (temperature): the ℓ → ∞ exponents s(c),
+    shown. ``finite``: the threshold predicted on these sizes and this grid (value or
+    None, where) — for δ and m₁ from their exact means; for the order's Kolmogorov
+    distances from the rank count N_k(d_qk)/ℓ. ``predicted`` (the ℓ → ∞ limit) is reported
+    beside it. See ``verdict``.
     """
 
     name: str
@@ -163,17 +167,19 @@ class Quantity:
     uncertainty: float | None
     bracket: str
     finite: tuple[float | None, str] | None = None
+    limit_slopes: list[float | None] | None = None
 
     @property
     def verdict(self) -> bool | None:
-        """Temperature: |measured − predicted| ≤ uncertainty. Order: every exact slope met
-        within max(4 se, ``SLOPE_TOLERANCE``) (δ) and, where both cross zero, the crossings
-        within the uncertainty; None where nothing is compared (no slopes, no crossings)."""
-        if self.finite is None:
-            return self.measured is not None and abs(self.measured - self.predicted) \
-                <= self.uncertainty
+        """Every exact slope met within max(4 se, ``SLOPE_TOLERANCE``), and the measured
+        threshold within its uncertainty of the predicted one: the one for these sizes
+        where there is one (where only one of the two crosses zero the slopes decide; None
+        where nothing is compared), else the limit."""
         exact = [(r, p) for r, p in zip(self.slopes, self.predicted_slopes) if p is not None]
         slopes = all(abs(r.slope - p) <= max(4 * r.se, SLOPE_TOLERANCE) for r, p in exact)
+        if self.finite is None:
+            return slopes and self.measured is not None \
+                and abs(self.measured - self.predicted) <= self.uncertainty
         value = self.finite[0]
         if value is not None and self.measured is not None:
             return slopes and abs(self.measured - value) <= self.uncertainty
@@ -185,7 +191,8 @@ class Quantity:
 def _means(sweep: Sweep, done: dict, name: str, value: float) -> tuple[list[float], list[float]]:
     """Mean over draws per size, and its se: pooled within-draw variances where the draws
     carry them (``name var``), else the spread of the draws. Kolmogorov distances lie on
-    the lattice 1/ℓ: its rounding, (1/ℓ)²/12 per draw, is added to their variance."""
+    the lattice 1/ℓ: its rounding, (1/ℓ)²/12 per draw, is added to their variance. A
+    signed difference (m1) is averaged with its sign; its size |mean| is fitted."""
     means, ses = [], []
     for ell in sweep.sizes:
         records = [done[sweep.key(value, ell, k)] for k in range(sweep.draws)]
@@ -197,7 +204,7 @@ def _means(sweep: Sweep, done: dict, name: str, value: float) -> tuple[list[floa
             se = float(v.std(ddof=1) / np.sqrt(v.size)) if v.size > 1 else 0.0
         if name.startswith("kolmogorov"):
             se = math.hypot(se, 1 / (ell * math.sqrt(12 * v.size)))
-        means.append(max(mean, 1e-300))
+        means.append(max(abs(mean), 1e-300))   # a signed difference (m1): its size
         ses.append(se)
     return means, ses
 
@@ -261,16 +268,54 @@ def se_bound(sweep: Sweep, model: str) -> float:
     return 4 * th.order_distance_bound_at(model, sweep.beta)
 
 
+# The steepest slope each distance can show, whatever its derived term does: a Kolmogorov
+# distance between ℓ-point spectra lives on the lattice 1/ℓ, and a moment of ℓ eigenvalues
+# (a linear spectral statistic) fluctuates by O(1/ℓ) relative to its mean.
+RESOLVED = {"kolmogorov": -1.0, "m2/m1^2": -1.0, "m3/m1^3": -1.0, "m4/m1^4": -1.0}
+
+
+def exact_temperature(name: str, c: float, sizes: tuple[int, ...], y: float
+                      ) -> list[float] | None:
+    """A distance's exact mean at β = c√(log ℓ) and these sizes, where one is derived.
+
+    m₁: |E m₁(√ℓA⊥)/θ₁ − 1| (``numerics.softmax_mass``), at every c: m₁ is a sum of ℓ
+    bounded row masses, so it concentrates. sd(D): the root of the exact mean of its square
+    (``theory.normalizer``) while that square concentrates, c < ``th.spread_concentrates()``;
+    None otherwise. Both at the measurement's d_qk = round(ℓ/y).
+    """
+    d = {ell: max(1, round(ell / y)) for ell in sizes}
+    if name == "m1":
+        return [abs(expected_mass_difference(temperature_beta(c, ell), ell, d[ell]))
+                for ell in sizes]
+    if name == "sd(D)" and c < float(th.spread_concentrates()):
+        return [th.normalizer_spread(temperature_beta(c, ell), d[ell], ell) for ell in sizes]
+    return None
+
+
 def _temperature(sweep: Sweep, done: dict) -> list[Quantity]:
     exps, thresholds = th.temperature_exponents(), th.temperature_thresholds()
     out = []
-    for name in ("sd(D)", "m1", "m2", "m3", "m4", "kolmogorov", "s1^2/E"):
-        rates = [_fit(sweep.sizes, *_means(sweep, done, name, v)) for v in sweep.grid]
-        pred = [float(exps[name].subs(th.c, v)) for v in sweep.grid]
-        if name == "kolmogorov":   # a distance between ℓ-point spectra: resolution 1/ℓ
-            pred = [max(p, -1.0) for p in pred]
-        out.append(Quantity(name, sweep.grid, rates, pred, float(thresholds[name]),
-                            *crossing(sweep.grid, rates, upward=True)))
+    for name in th.TEMPERATURE_QUANTITIES:
+        rates, exact_rates = [], []
+        for v in sweep.grid:
+            means, ses = _means(sweep, done, name, v)
+            rates.append(_fit(sweep.sizes, means, ses))
+            exact = exact_temperature(name, v, sweep.sizes, sweep.y)
+            exact_rates.append(None if exact is None else _fit(
+                sweep.sizes, exact, [e * s / m for e, s, m in zip(exact, ses, means)]))
+        valid = float(th.valid_up_to(name))
+        limit = [float(exps[name].subs(th.c, v)) if v <= valid else None for v in sweep.grid]
+        if name in RESOLVED:
+            limit = [None if p is None else max(p, RESOLVED[name]) for p in limit]
+        finite = None
+        if name == "m1":   # its exact mean is the distance at every c: it crosses too
+            value, _, where = crossing(sweep.grid, [stats.Rate(r.slope, 0.0)
+                                                    for r in exact_rates], upward=True)
+            finite = (value, where)
+        out.append(Quantity(name, sweep.grid, rates,
+                            [None if r is None else r.slope for r in exact_rates],
+                            float(thresholds[name]), *crossing(sweep.grid, rates, upward=True),
+                            finite=finite, limit_slopes=limit))
     return out
 
 
@@ -309,15 +354,24 @@ def quantities(sweep: Sweep, done: dict) -> list[Quantity]:
     return _temperature(sweep, done) if sweep.mode == "temperature" else _order(sweep, done)
 
 
-JUDGED = {"temperature": ("sd(D)", "m1", "m2", "m3", "m4", "kolmogorov", "s1^2/E"),
+JUDGED = {"temperature": th.TEMPERATURE_QUANTITIES,
           "order": tuple(f"{s} {m}" for s in ("frobenius", "kolmogorov")
                          for m in th.ORDER_MODELS)}
 NOTE = {
-    "temperature": "kolmogorov (bulks, top 3 removed): the share of Var X held by entries "
-                   "as large as the bulk's scale (Lindeberg) decays as ell^(-t^2/2), "
-                   "t = (1-2c^2)/(2c), and stays O(1) for c >= 1/sqrt(2); its printed slope "
-                   "is capped at -1, the resolution 1/ell of the distance. Other finite-size "
-                   "terms steepen the measured slope below c*.",
+    "temperature": "sd(D) = the spread of the normalizer over rows; m1 = the mass, "
+                   "|mean over draws of m1/m1(lin) - 1| (signed per draw, with a two-way "
+                   "jackknife variance); mq/m1^q = the shape |(mq/m1^q)/(same for lin) - 1|. "
+                   "Slopes in brackets: '= x' the exact mean's at these sizes (judged: m1 at "
+                   "all c, from one softmax row's Laplace integral; sd(D) for c < 1/sqrt(2), "
+                   "where its square concentrates), else the ell -> inf exponent (shapes: "
+                   "derived for c <= 2 - sqrt(2), where the largest entry X_max < ell). m1 "
+                   "loses the share of E X^2 in entries X ~ ell, where A_ij <= 1 saturates; "
+                   "kolmogorov (bulks, top 3 removed) the share of Var X in entries as large "
+                   "as the bulk's scale (Lindeberg), ell^(-t^2/2), t = (1-2c^2)/(2c). Printed "
+                   "limit slopes of kolmogorov and the shapes are capped at -1: a distance on "
+                   "the lattice 1/ell, and the O(1/ell) fluctuation of a moment of ell "
+                   "eigenvalues. Beyond c = 1 the spread follows the largest of ell^2 entries, "
+                   "a heavy-tailed term: its slopes there carry large errors.",
     "order": "frobenius = ||Sigma_f - Sigma'||_F^2/(ell theta1^2), the mean-square size of "
              "what Sigma' leaves out of Sigma_f (the Hadamard terms from the first omitted k "
              "on; for lin_f also the key-norm factors s_j s_k and the diagonal of Sigma_G). "
@@ -332,7 +386,8 @@ NOTE = {
              "d_qk <= 4 x the bound of E frobenius (their se has infinite variance there).",
 }
 PASS_RULE = {
-    "temperature": "pass: |measured - predicted| <= uncertainty",
+    "temperature": "pass: exact slopes within max(4 se, 0.1), and measured within the "
+                   "uncertainty of the predicted threshold (m1: for these sizes)",
     "order": "pass: frobenius slopes within max(4 se, 0.1) of the exact ones, and measured "
              "within the uncertainty of the predicted threshold for these sizes where both "
              "cross 0",
@@ -341,18 +396,15 @@ PASS_RULE = {
 
 def threshold_table(sweep: Sweep, found: list[Quantity], judge: bool = True):
     var = "c" if sweep.mode == "temperature" else "alpha"
-    order = sweep.mode == "order"
-    columns = ["quantity", f"predicted {var}*" + (" (ell -> inf)" if order else "")]
-    columns += [f"predicted {var}* (these sizes)"] if order else []
+    columns = ["quantity", f"predicted {var}* (ell -> inf)", f"predicted {var}* (these sizes)"]
     table = Table(f"{sweep.mode}: predicted and measured threshold {var}* (measured: the "
                   f"slope against ell crosses 0; {PASS_RULE[sweep.mode]})",
                   [*columns, f"measured {var}*", "uncertainty", "where"],
                   note=NOTE[sweep.mode])
     for qt in found:
-        cells = [qt.name, f"{qt.predicted:.4g}"]
-        if order:
-            cells.append("" if qt.finite is None else
-                         qt.finite[1] if qt.finite[0] is None else f"{qt.finite[0]:.4g}")
+        cells = [qt.name, f"{qt.predicted:.4g}",
+                 "" if qt.finite is None else
+                 qt.finite[1] if qt.finite[0] is None else f"{qt.finite[0]:.4g}"]
         table.add([*cells, "" if qt.measured is None else f"{qt.measured:.4g}",
                    "" if qt.uncertainty is None else f"{qt.uncertainty:.2g}", qt.bracket],
                   qt.verdict if judge and qt.name in JUDGED[sweep.mode] else None)
@@ -364,15 +416,20 @@ def slope_table(sweep: Sweep, found: list[Quantity]):
         else ("alpha", f"beta = {sweep.beta:g}")
     table = Table(f"{sweep.mode}: fitted log-log slope against ell (sizes "
                   f"{', '.join(map(str, sweep.sizes))}; {sweep.draws} draws; {fixed}); "
-                  f"in brackets the predicted slope", [var, *[qt.name for qt in found]])
+                  f"in brackets the predicted slope: '= x' that of the exact mean at these "
+                  f"sizes, else the ell -> inf exponent", [var, *[qt.name for qt in found]])
     for v in sweep.grid:
         cells = []
         for qt in found:
             if v not in qt.grid:
                 cells.append("d_qk too small")
                 continue
-            r, p = qt.slopes[qt.grid.index(v)], qt.predicted_slopes[qt.grid.index(v)]
-            cells.append(f"{r.slope:.3g} ± {r.se:.2g}" + ("" if p is None else f" ({p:.3g})"))
+            i = qt.grid.index(v)
+            r, p = qt.slopes[i], qt.predicted_slopes[i]
+            limit = None if qt.limit_slopes is None else qt.limit_slopes[i]
+            cells.append(f"{r.slope:.3g} ± {r.se:.2g}" + (f" (= {p:.3g})" if p is not None else
+                                                          "" if limit is None else
+                                                          f" ({limit:.3g})"))
         table.add([f"{v:g}", *cells])
     return table
 
@@ -411,12 +468,19 @@ def plot(sweep: Sweep, found: list[Quantity], path: str | Path) -> None:
         grid = np.array(qt.grid)
         ax.errorbar(grid, [r.slope for r in qt.slopes], yerr=[r.se for r in qt.slopes],
                     fmt="o", ms=4, capsize=2, label="measured slope")
-        if all(p is not None for p in qt.predicted_slopes):
-            ax.plot(grid, qt.predicted_slopes, "-", lw=1,
-                    label="exact slope" if qt.finite else "predicted slope")
+        exact = [(v, p) for v, p in zip(qt.grid, qt.predicted_slopes) if p is not None]
+        if exact:
+            ax.plot(*zip(*exact), "-", lw=1, label="exact mean's slope")
+        if qt.limit_slopes is not None and any(p is not None for p in qt.limit_slopes):
+            fine = np.linspace(qt.grid[0], max(v for v, p in zip(qt.grid, qt.limit_slopes)
+                                               if p is not None), 200)
+            exps = sp.lambdify(th.c, th.temperature_exponents()[qt.name], "numpy")
+            curve = np.broadcast_to(exps(fine), fine.shape)
+            ax.plot(fine, np.maximum(curve, RESOLVED.get(qt.name, -np.inf)), "--", color="gray",
+                    lw=1, label="slope as ell -> inf")
         ax.axhline(0, color="k", lw=0.5)
         ax.axvline(qt.predicted, color="r", ls="--", lw=0.8,
-                   label="predicted threshold" + (" (ell -> inf)" if qt.finite else ""))
+                   label="predicted threshold (ell -> inf)")
         if qt.finite is not None and qt.finite[0] is not None:
             ax.axvline(qt.finite[0], color="m", ls=":", lw=1.0,
                        label="predicted threshold (these sizes)")

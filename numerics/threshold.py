@@ -1,9 +1,10 @@
 """Measurements for the linearization threshold (math.md §6), one draw at a time.
 
 Temperature: β = c√(log ℓ), d_qk = ℓ/y. On one draw, √ℓA⊥ against the linear model
-Y^lin_f = (βS + √(θ₁ − θ₂)Z)/√ℓ (same S): relative differences of m_1..m_4, the
-Kolmogorov distance of the bulks, the spread of the normalizer D_ii and |s₁²/E − 1|, the largest
-squared singular value of √ℓA⊥ against the right edge E of ν∞.
+Y^lin_f = (βS + √(θ₁ − θ₂)Z)/√ℓ (same S): the relative difference of the mass m₁ (signed,
+with a two-way jackknife variance) and the distances of the shapes m_q/m₁^q (q = 2..4),
+the Kolmogorov distance of the bulks, the spread of the normalizer D_ii and |s₁²/E − 1|,
+the largest squared singular value of √ℓA⊥ against the right edge E of ν∞.
 
 Order: d_qk = ℓ^α. On one draw of the keys, for Σ' = Σ_G (``lin_f``) and the truncations
 Σ_f^{(k)} (k = 2, 3; exact diagonal): the mean-square size of the omitted terms
@@ -40,14 +41,41 @@ def order_d_qk(alpha: float, ell: int) -> int:
     return max(1, round(ell**alpha))
 
 
-def _relative_moments(a: np.ndarray, b: np.ndarray) -> list[float]:
+def shape_distances(a: np.ndarray, b: np.ndarray) -> dict[str, float]:
+    """|s_q(a)/s_q(b) − 1|, s_q = m_q/m₁^q, q = 2..4: the shapes of two spectra.
+
+    The shape is scale-free: a loss of mass that scales the whole spectrum leaves it alone,
+    so the outliers' share of m_q is not cancelled by the mass the softmax loses.
+    """
     ma, mb = (spectra.spectral_moments(s, MOMENTS) for s in (a, b))
-    return [float(abs(x - y) / y) for x, y in zip(ma, mb)]
+    out = {}
+    for q in range(2, MOMENTS + 1):
+        out[f"m{q}/m1^{q}"] = float(abs((ma[q - 1] / ma[0]**q) / (mb[q - 1] / mb[0]**q) - 1))
+    return out
+
+
+def mass_difference(m0: np.ndarray, lin: np.ndarray) -> tuple[float, float]:
+    """m₁(M₀)/m₁(Y) − 1, signed, and its variance (two-way jackknife over the entries).
+
+    m₁ = ‖M‖_F²/ℓ, so m₁(M₀) − m₁(Y) is the mean of G_ij = ℓ(M₀,ij² − Y_ij²); its
+    variance comes from ``stats.two_way_mean`` (entries share their query and their key).
+    """
+    ell = m0.shape[0]
+    G = m0 * m0
+    G -= lin * lin
+    G *= ell
+    difference, variance = stats.two_way_mean(G)
+    m1 = float(np.sum(lin * lin)) / ell
+    return difference / m1, variance / m1**2
 
 
 def measure_temperature(c: float, ell: int, y: float, seed: int, draw: int,
                         remove_top: int = 3) -> dict[str, float]:
-    """One draw at β = c√(log ℓ): distances between √ℓA⊥ and Y^lin_f, and the normalizer."""
+    """One draw at β = c√(log ℓ): √ℓA⊥ against Y^lin_f, and the normalizer.
+
+    The mass difference ``m1`` is signed (its mean over draws is compared with its exact
+    mean) and comes with its variance ``m1 var``; the rest are distances (≥ 0).
+    """
     beta = temperature_beta(c, ell)
     d = max(1, round(ell / y))
     rng = draw_rng(seed, "threshold-temperature", ell, draw)
@@ -59,7 +87,8 @@ def measure_temperature(c: float, ell: int, y: float, seed: int, draw: int,
     s_m0, s_lin = spectra.squared_singular_values(m0), spectra.squared_singular_values(lin)
     D = normalizer(scores.S, beta)
     edge = float(right_edge(theta1, theta2, ell / d, dps=15))
-    out = {f"m{q + 1}": v for q, v in enumerate(_relative_moments(s_m0, s_lin))}
+    out = dict(zip(("m1", "m1 var"), mass_difference(m0, lin)))
+    out.update(shape_distances(s_m0, s_lin))
     out["kolmogorov"] = spectra.kolmogorov_distance(spectra.bulk(s_m0, remove_top),
                                                     spectra.bulk(s_lin, remove_top))
     out["sd(D)"] = float(np.std(D))

@@ -1,22 +1,33 @@
 """Where linearization stops: predicted rates and thresholds (math.md §6).
 
-Temperature, β = c√(log ℓ) (so e^{β²} = ℓ^{c²}). Each measured distance is predicted to
-behave as ℓ^{s(c)}; the threshold c* is where s(c*) = 0 (it stops shrinking):
+Temperature, β = c√(log ℓ) (so e^{β²} = ℓ^{c²}), X = e^{βS − β²/2}, L = log ℓ. Each
+measured distance is predicted to behave as ℓ^{s(c)}; the threshold c* is where s(c*) = 0
+(it stops shrinking). Two facts about X give every s(c):
 
-- normalizer: Var D_ii ≈ θ₁/ℓ = ℓ^{c²−1}, so sd(D_ii) ~ ℓ^{(c²−1)/2}: c* = 1;
-- m₁: m₁ = mean of X_ij² over ℓ² entries, X = e^{βS−β²/2}. Its mass sits at
-  S ≈ 2β = 2c√(log ℓ), beyond the largest sampled score 2√(log ℓ) when c > 1; the
-  missed share Φ̄(2(1 − c)√(log ℓ)) ~ ℓ^{−2(1−c)²}: c* = 1;
-- the bulk (Kolmogorov distance): the linear model's bulk carries all of Var X = θ₁; that
-  of √ℓA⊥ loses the share of Var X held by entries as large as the bulk's scale,
-  X > ε√(ℓθ₁) (Lindeberg), which become outliers. Under the tilt e^{2βS} that carries X²,
-  S ~ N(2β, 1), so the share is Φ̄(t√(log ℓ)), t = (1 − 2c²)/(2c), ~ ℓ^{−t²/2} for t > 0
-  and O(1) for t ≤ 0: c* = 1/√2;
-- m_q, q ≥ 2: the largest entry a = X_max/√ℓ, X_max = ℓ^{2c − c²/2}, adds a^{2q}/ℓ to m_q
-  against m_q(ν∞) ~ θ₁^q: relative size ℓ^{g_q(c)}, g_q = 4qc − 2qc² − q − 1:
-  c*_q = 1 − √((q − 1)/(2q)) (1/2, 0.4226, 0.3876 for q = 2, 3, 4);
-- the largest singular value over the bulk edge E ~ θ₁: a²/θ₁ ~ ℓ^{4c − 2c² − 1}:
-  c* = 1 − 1/√2 (the limit q → ∞ of c*_q).
+- an entry X > ℓ^a sits at S > λ(a)√L, λ(a) = (a + c²/2)/c (``level``); E X^p is carried
+  by S ~ N(pc√L, 1) (the tilt e^{pβS}), so the share of E X^p held beyond S = λ√L is
+  Φ̄((λ − pc)√L) ~ ℓ^{−(λ − pc)²/2} (``tail_rate`` λ − pc);
+- of N = ℓ^n scores the largest is S ≈ √(2n)√L, so a sum of ℓ^n entries X^p keeps its
+  mean while pc < √(2n) and follows its largest term beyond.
+
+Then, for √ℓA⊥ (A_ij = X_ij/Σ_k X_ik) against Y^lin_f:
+
+- normalizer: the sample variance of D_ii = (1/ℓ)Σ_j X_ij is ≈ ℓ^{−3} Σ_ij X_ij², whose
+  typical value is θ₁/ℓ = ℓ^{c²−1} up to c = 1 (the mean of ℓ² entries X²) and the largest
+  entry, ℓ^{2(2c − c²/2) − 3}, beyond: sd(D) ~ ℓ^{(c²−1)/2}, then ℓ^{(4c − c² − 3)/2}: c* = 1;
+- m₁ = Σ_ij A_ij² − 1 (the mass): A_ij = X_ij/(X_ij + R), R ≈ ℓ, saturates once X_ij ~ ℓ.
+  m₁ loses (2/ℓ)E[X³; X < ℓ]/E X² ~ ℓ^{2c² − 1} to first order, and, once the X³-tilt
+  passes X = ℓ (c > √(2/5)), the share of E X² beyond X = ℓ: Φ̄(t₁√L),
+  t₁ = λ(1) − 2c = (2 − 3c²)/(2c): c* = √(2/3) (``mass_exponent``);
+- the bulk (Kolmogorov distance): it loses the share of Var X = θ₁ beyond the bulk's
+  scale X = √(ℓθ₁) (Lindeberg): Φ̄(t√L), t = λ((1 + c²)/2) − 2c = (1 − 2c²)/(2c): c* = 1/√2;
+- the largest singular value over the bulk edge E ~ θ₁: the largest entry,
+  a² = X_max²/ℓ with X_max = ℓ^{2c − c²/2}, gives a²/θ₁ ~ ℓ^{4c − 2c² − 1}: c* = 1 − 1/√2;
+  once X_max > ℓ (c > 2 − √2) it saturates at a² ~ ℓ (ℓ^{1 − c²}), and for c ≥ 1 s₁² ≪ E;
+- the shapes m_q/m₁^q, q ≥ 2 (scale-free, so the mass m₁ loses does not cancel the
+  outliers): a^{2q}/ℓ against θ₁^q, ℓ^{g_q}, g_q = 4qc − 2qc² − q − 1:
+  c*_q = 1 − √((q − 1)/(2q)) (1/2, 0.4226, 0.3876 for q = 2, 3, 4), derived for
+  c ≤ 2 − √2, where the largest entry is not saturated.
 
 Order, d_qk = ℓ^α: the k-th Hadamard power ρ^{∘k} of Σ_f has off-diagonal entries of
 order d_qk^{−k/2}; as an ℓ×ℓ matrix its mean-square width is ε² = ℓ d_qk^{−k} = ℓ^{1−αk}.
@@ -42,46 +53,136 @@ import mpmath
 
 import sympy as sp
 
+from theory import normalizer
 from theory.gaussian import chi2_expectation, pair_expectation
 from theory.symbols import beta, d_qk, ell
 
 c, alpha = sp.symbols("c alpha", positive=True)
 q, k = sp.symbols("q k", positive=True, integer=True)
 
+SATURATION = 2 - sp.sqrt(2)   # c where the largest of ℓ² entries reaches X = ℓ (A_ij ~ 1)
+TEMPERATURE_QUANTITIES = ("sd(D)", "m1", "m2/m1^2", "m3/m1^3", "m4/m1^4", "kolmogorov",
+                          "s1^2/E")
 
-def temperature_exponents() -> dict[str, sp.Expr]:
-    """Predicted log–log slope s(c) of each measured quantity against ℓ at β = c√(log ℓ)."""
-    t = lindeberg_rate()
-    out = {"sd(D)": (c**2 - 1) / 2, "m1": -2 * (1 - c) ** 2,
-           "kolmogorov": sp.Piecewise((-t**2 / 2, t >= 0), (0, True)),
-           "s1^2/E": 4 * c - 2 * c**2 - 1}
-    for order in (2, 3, 4):
-        out[f"m{order}"] = (4 * q * c - 2 * q * c**2 - q - 1).subs(q, order)
-    return out
+
+def moment_power(p: int) -> sp.Expr:
+    """E X^p = e^{p(p−1)β²/2} = ℓ^{p(p−1)c²/2}."""
+    return p * (p - 1) * c**2 / 2
+
+
+def level(a: sp.Expr) -> sp.Expr:
+    """λ(a) = (a + c²/2)/c: X = e^{βS − β²/2} exceeds ℓ^a iff S > λ(a)√(log ℓ)."""
+    return (a + c**2 / 2) / c
+
+
+def tail_rate(a: sp.Expr, p: int) -> sp.Expr:
+    """λ(a) − pc: the share of E X^p in entries X > ℓ^a is Φ̄((λ(a) − pc)√(log ℓ)).
+
+    X^p tilts S to N(pβ, 1) = N(pc√(log ℓ), 1), so the share is P(N(pc√L, 1) > λ(a)√L).
+    """
+    return level(a) - p * c
+
+
+def largest_entry() -> sp.Expr:
+    """a_max = 2c − c²/2: the largest of ℓ² entries, S = 2√(log ℓ), is X = ℓ^{a_max}."""
+    return sp.solve(sp.Eq(level(sp.Symbol("a")), 2), sp.Symbol("a"))[0]
+
+
+def saturation_rate() -> sp.Expr:
+    """t₁ = (2 − 3c²)/(2c): the share of E X² in entries X > ℓ, where A_ij saturates."""
+    return sp.factor(tail_rate(1, 2))
 
 
 def lindeberg_rate() -> sp.Expr:
-    """t = (1 − 2c²)/(2c): the share of Var X in entries X > ε√(ℓθ₁) is Φ̄(t√(log ℓ)).
+    """t = (1 − 2c²)/(2c): the share of Var X in entries X > √(ℓθ₁) ≈ ℓ^{(1+c²)/2}."""
+    return sp.factor(tail_rate((1 + c**2) / 2, 2))
 
-    X > ε√(ℓθ₁) ⟺ S > β + log ℓ/(2β) (to leading order); under the tilt, S ~ N(2β, 1),
-    so the share is Φ̄((log ℓ − 2β²)/(2β)) = Φ̄(t√(log ℓ)) at β = c√(log ℓ).
+
+def mass_exponent() -> sp.Expr:
+    """The log–log slope of the mass m₁ loses, 1 − E m₁(√ℓA⊥)/θ₁.
+
+    A_j = X_j/(X_j + R_j), R_j ≈ ℓ: to first order in X_j/ℓ the row loses
+    (2/ℓ) E[X³; X < ℓ] / E X², ℓ^{2c² − 1} while the X³-tilt stays below X = ℓ
+    (``tail_rate(1, 3)`` ≥ 0); beyond, that sum and the share of E X² past X = ℓ
+    (``saturation_rate``) both decay as ℓ^{−t₁²/2}; for t₁ < 0 the loss is O(1).
     """
-    return (1 - 2 * c**2) / (2 * c)
+    r3 = tail_rate(1, 3)
+    first = moment_power(3) - moment_power(2) - 1 - sp.Piecewise((0, r3 >= 0), (r3**2 / 2, True))
+    return sp.Piecewise((first, saturation_rate() >= 0), (0, True))
+
+
+def _share_exponent(t: sp.Expr) -> sp.Expr:
+    """Φ̄(t√(log ℓ)) ~ ℓ^{−t²/2} while t ≥ 0; an O(1) share (slope 0) beyond."""
+    return sp.Piecewise((-t**2 / 2, t >= 0), (0, True))
+
+
+def temperature_exponents() -> dict[str, sp.Expr]:
+    """Predicted log–log slope s(c) of each measured distance against ℓ at β = c√(log ℓ).
+
+    The shapes m_q/m₁^q are derived for c ≤ ``SATURATION`` only (see ``valid_up_to``).
+    """
+    a_max = largest_entry()
+    # ℓ^{-3} Σ_ij X_ij² over N = ℓ² entries: its mean θ₁/ℓ while the X²-tilt 2c√L stays
+    # below the largest score √(2·2)√L, then short of the share beyond it
+    r = sp.sqrt(2 * 2) - 2 * c
+    typical = moment_power(2) - 1 - sp.Piecewise((0, r >= 0), (r**2 / 2, True))
+    outlier = sp.expand(2 * a_max - 1 - c**2)   # a²/θ₁, a² = X_max²/ℓ
+    out = {"sd(D)": typical / 2, "m1": mass_exponent()}
+    for order in (2, 3, 4):
+        out[f"m{order}/m1^{order}"] = order * outlier - 1
+    out["kolmogorov"] = _share_exponent(lindeberg_rate())
+    out["s1^2/E"] = sp.Piecewise((outlier, c <= SATURATION), (1 - c**2, c < 1), (0, True))
+    return {name: sp.piecewise_fold(s).expand() for name, s in out.items()}
+
+
+def valid_up_to(name: str) -> sp.Expr:
+    """The c up to which ``temperature_exponents()[name]`` is derived (∞ for most)."""
+    return SATURATION if name.startswith("m") and name != "m1" else sp.oo
+
+
+def spread_concentrates() -> sp.Expr:
+    """1/√2: below it the sample variance of D_ii is its mean to leading order.
+
+    It is ≈ ℓ^{−3} Σ_ij X_ij², of relative variance E X⁴ / (ℓ² (E X²)²) = ℓ^{4c² − 2}
+    (E X^p = e^{p(p−1)β²/2} = ℓ^{p(p−1)c²/2}).
+    """
+    return sp.solve(sp.Eq(moment_power(4) - 2 * moment_power(2) - 2, 0), c)[0]
+
+
+@lru_cache(maxsize=None)
+def _spread_numeric():
+    mean_square = (ell - 1) / ell * normalizer.sample_variance_mean()
+    return sp.lambdify((beta, d_qk, ell), sp.sqrt(mean_square), modules="mpmath")
+
+
+def normalizer_spread(beta_value: float, d: int, ell_value: int) -> float:
+    """√(E sd(D)²): the root of the exact mean of np.std(D)² = ((ℓ − 1)/ℓ) s²_D.
+
+    ``theory.normalizer.sample_variance_mean`` at finite ℓ and d_qk; finite for
+    d_qk > 4β².
+    """
+    if not d > 4 * beta_value**2:
+        return math.inf
+    with mpmath.workdps(30):
+        return float(_spread_numeric()(mpmath.mpf(beta_value), mpmath.mpf(d),
+                                       mpmath.mpf(ell_value)))
 
 
 def moment_threshold() -> sp.Expr:
-    """c*_q = 1 − √((q − 1)/(2q)), the root of 4qc − 2qc² − q − 1 below 1."""
+    """c*_q = 1 − √((q − 1)/(2q)), the root of g_q = 4qc − 2qc² − q − 1 below 1."""
     return 1 - sp.sqrt((q - 1) / (2 * q))
 
 
 @lru_cache(maxsize=None)
 def temperature_thresholds() -> dict[str, sp.Expr]:
-    """c* with s(c*) = 0 for each quantity (the root in (0, 1]; the bulk: t(c*) = 0)."""
+    """c* per quantity: the smallest c > 0 where its rate reaches 0 (shares: t(c*) = 0)."""
+    rates = {"m1": saturation_rate(), "kolmogorov": lindeberg_rate()}
     out = {}
     for name, s in temperature_exponents().items():
-        if name == "kolmogorov":
-            s = lindeberg_rate()
-        roots = [r for r in sp.solve(sp.Eq(s, 0), c) if r.is_positive and r <= 1]
+        expr = rates.get(name, s)
+        pieces = expr.args if isinstance(expr, sp.Piecewise) else ((expr, True),)
+        roots = [r for piece, _ in pieces for r in sp.solve(sp.Eq(piece, 0), c)
+                 if r.is_positive and sp.simplify(sp.Piecewise(*pieces).subs(c, r)) == 0]
         out[name] = min(roots)
     return out
 

@@ -2,7 +2,8 @@
 
 Temperature β = c√(log ℓ): each distance between √ℓA⊥ and the linear model (and the
 normalizer's spread) is predicted to scale as ℓ^{s(c)}; its threshold c* solves s(c*) = 0
-(``theory.threshold``). Order d_qk = ℓ^α: the k-th Hadamard term of Σ_f matters for
+(``theory.threshold``); the mass m₁ and the normalizer's spread are also judged on the
+slopes of their exact means at the same sizes. Order d_qk = ℓ^α: the k-th Hadamard term of Σ_f matters for
 α ≤ 1/k; the mean-square size δ of the terms a model omits is judged against its exact
 expectation at the same sizes, whose threshold drifts to 1/k as ℓ grows. Measured
 thresholds: where the fitted slope against ℓ crosses zero.
@@ -23,7 +24,8 @@ ID = "threshold"
 def latex() -> str:
     t = th.temperature_thresholds()
     return (r"\beta = c\sqrt{\log \ell}:\ c^*_{D} = " + sp.latex(t["sd(D)"])
-            + r",\ c^*_{m_q} = " + sp.latex(th.moment_threshold())
+            + r",\ c^*_{m_1} = " + sp.latex(t["m1"])
+            + r",\ c^*_{m_q/m_1^q} = " + sp.latex(th.moment_threshold())
             + r",\ c^*_{\mathrm{bulk}} = " + sp.latex(t["kolmogorov"])
             + r",\ c^*_{s_1} = " + sp.latex(t["s1^2/E"])
             + r";\quad d_{qk} = \ell^\alpha:\ \alpha^*_k = 1/k")
@@ -59,9 +61,11 @@ STEP = Step(
     id=ID,
     title=("The linearization threshold: temperature beta = c sqrt(log ell) and order "
            "d_qk = ell^alpha"),
-    claim=("At beta = c sqrt(log ell) the normalizer stops concentrating at c* = 1, the moment "
-           "m_q of sqrt(ell) A_perp departs from the linear model at c*_q = 1 - sqrt((q-1)/(2q)) "
-           "(1, 1/2, 0.423, 0.388 for q = 1..4), the bulk departs at c* = 1/sqrt(2) (where "
+    claim=("At beta = c sqrt(log ell) the normalizer's spread stops shrinking at c* = 1; the "
+           "mass m_1 of sqrt(ell) A_perp departs from the linear model's at c* = sqrt(2/3), "
+           "where entries reach X ~ ell and A_ij <= 1 saturates; the shape m_q/m_1^q departs "
+           "at c*_q = 1 - sqrt((q-1)/(2q)) (1/2, 0.423, 0.388 for q = 2..4), where the largest "
+           "entry's outlier carries a share of m_q; the bulk departs at c* = 1/sqrt(2) (where "
            "entries as large as its scale hold a share of the variance) and outliers leave "
            "the bulk for c > 1 - 1/sqrt(2); "
            "at d_qk = ell^alpha the k-th Hadamard term of Sigma_f must be kept for alpha <= 1/k; "
@@ -78,9 +82,13 @@ STEP = Step(
             "where it crosses zero, with an uncertainty of half the grid spacing plus the "
             "slope errors. Order: delta = ||Sigma_f - Sigma'||_F^2/(ell theta1^2) (se: "
             "delete-one-key jackknife) against its exact expectation (a closed form in beta, "
-            "d_qk, ell) at the same sizes. `attnge threshold --full` runs the full grids."),
-    failure=("a judged measured threshold (temperature: normalizer, m_1..m_4, bulk, outliers) "
-             "farther from its prediction than its uncertainty, or no crossing on the grid; "
-             "order: a slope of delta farther than max(4 se, 0.1) from the exact one, or a "
-             "crossing that differs from the exact one by more than its uncertainty."),
+            "d_qk, ell) at the same sizes. Temperature: m_1 against its exact mean (a "
+            "Laplace-transform integral of one softmax row) and sd(D) against the exact mean "
+            "of its square (for c < 1/sqrt(2)), slopes and (m_1) crossing. `attnge threshold "
+            "--full` runs the full grids."),
+    failure=("a judged measured threshold (temperature: normalizer, m_1, m_2..m_4 shapes, bulk, "
+             "outliers) farther from its prediction than its uncertainty, or no crossing on the "
+             "grid; a slope (delta, m_1, sd(D)) farther than max(4 se, 0.1) from its exact "
+             "mean's, or a crossing that differs from the exact one by more than its "
+             "uncertainty."),
 )

@@ -65,6 +65,21 @@ def test_crossing_and_a_wrong_prediction_fails():
     assert sweeps.crossing(grid, [Rate(-1, 0.1)] * 4, upward=True)[0] is None
 
 
+def test_exact_slopes_far_from_the_measured_ones_fail_a_temperature_row():
+    grid = (0.2, 0.4, 0.6, 0.8)
+    rates = [Rate(-0.6, 0.01), Rate(-0.2, 0.01), Rate(0.2, 0.01), Rate(0.6, 0.01)]
+    x, unc, where = sweeps.crossing(grid, rates, upward=True)
+    near = [-0.55, -0.25, None, None]   # within max(4 se, 0.1)
+    far = [-0.55, -0.45, None, None]    # 0.25 off at c = 0.4
+    assert sweeps.Quantity("sd(D)", grid, rates, near, 0.5, x, unc, where).verdict
+    assert not sweeps.Quantity("sd(D)", grid, rates, far, 0.5, x, unc, where).verdict
+    # m1: judged on the crossing of its exact mean at these sizes
+    assert sweeps.Quantity("m1", grid, rates, near, 0.8, x, unc, where,
+                           finite=(0.52, where)).verdict
+    assert not sweeps.Quantity("m1", grid, rates, near, 0.5, x, unc, where,
+                               finite=(0.7, where)).verdict
+
+
 @pytest.mark.parametrize("args, name", [
     (["--mode", "speed"], "mode"), (["--mode", "order", "--grid", "0.5,0.4"], "grid"),
     (["--mode", "order", "--grid", "0.5,1.2"], "grid"),

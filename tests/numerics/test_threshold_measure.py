@@ -18,3 +18,38 @@ def test_order_draw_is_reproducible_and_within_the_hoffman_wielandt_bound():
 def test_truncations_leave_less_out_than_the_linear_model():
     a = measure_order(0.5, 120, 0.35, seed=0, draw=0)
     assert 0 < a["frobenius k=3"] < a["frobenius k=2"] < a["frobenius lin_f"]
+
+
+def test_shapes_ignore_the_scale():
+    import numpy as np
+
+    from numerics.threshold import shape_distances
+    rng = np.random.default_rng(2)
+    a, b = rng.exponential(size=300), rng.exponential(size=300)
+    same, scaled = shape_distances(a, b), shape_distances(0.5 * a, b)
+    assert shape_distances(b, b) == {"m2/m1^2": 0.0, "m3/m1^3": 0.0, "m4/m1^4": 0.0}
+    for q in (2, 3, 4):
+        assert abs(scaled[f"m{q}/m1^{q}"] - same[f"m{q}/m1^{q}"]) < 1e-12
+    # an outlier moves the shapes, most so the highest one
+    spiked = np.append(b[:-1], 40.0)
+    far = shape_distances(spiked, b)
+    assert 0 < far["m2/m1^2"] < far["m3/m1^3"] < far["m4/m1^4"]
+
+
+def test_mass_difference_variance_matches_the_spread_of_draws():
+    # the within-draw (two-way jackknife) variance of m1(M0)/m1(lin) - 1 against the
+    # spread of 40 independent draws, and its mean against the exact one
+    import math
+
+    import numpy as np
+
+    from numerics.softmax_mass import expected_mass_difference
+    from numerics.threshold import measure_temperature, temperature_beta
+    c, ell = 0.5, 120
+    draws = [measure_temperature(c, ell, 1.0, seed=4, draw=k) for k in range(40)]
+    values = np.array([r["m1"] for r in draws])
+    within = np.mean([r["m1 var"] for r in draws])
+    assert 0.5 < within / values.var(ddof=1) < 2
+    se = math.sqrt(within / len(draws))
+    exact = expected_mass_difference(temperature_beta(c, ell), ell)
+    assert exact < 0 and abs(values.mean() - exact) < 4 * se

@@ -11,19 +11,81 @@ from theory import threshold as th
 
 def test_temperature_thresholds_exact():
     t = th.temperature_thresholds()
-    assert t["sd(D)"] == 1 and t["m1"] == 1 and t["kolmogorov"] == 1 / sp.sqrt(2)
-    assert t["m2"] == sp.Rational(1, 2)
-    assert sp.simplify(t["m3"] - (1 - sp.sqrt(3) / 3)) == 0
-    assert sp.simplify(t["m4"] - (1 - sp.sqrt(6) / 4)) == 0
+    assert t["sd(D)"] == 1 and t["kolmogorov"] == 1 / sp.sqrt(2)
+    assert sp.simplify(t["m1"] - sp.sqrt(sp.Rational(2, 3))) == 0
+    assert t["m2/m1^2"] == sp.Rational(1, 2)
+    assert sp.simplify(t["m3/m1^3"] - (1 - sp.sqrt(3) / 3)) == 0
+    assert sp.simplify(t["m4/m1^4"] - (1 - sp.sqrt(6) / 4)) == 0
     assert sp.simplify(t["s1^2/E"] - (1 - 1 / sp.sqrt(2))) == 0
+    assert set(t) == set(th.TEMPERATURE_QUANTITIES)
 
 
 def test_moment_thresholds_are_roots_of_the_exponent_and_tend_to_the_outlier_one():
     exps = th.temperature_exponents()
     for q in (2, 3, 4):
         root = th.moment_threshold().subs(th.q, q)
-        assert sp.simplify(exps[f"m{q}"].subs(th.c, root)) == 0
+        assert sp.simplify(exps[f"m{q}/m1^{q}"].subs(th.c, root)) == 0
+        assert root < th.SATURATION == th.valid_up_to(f"m{q}/m1^{q}")   # derived there
     assert sp.limit(th.moment_threshold(), th.q, sp.oo) == 1 - 1 / sp.sqrt(2)
+
+
+def test_levels_give_the_largest_entry_and_the_saturation_point():
+    assert sp.simplify(th.largest_entry() - (2 * th.c - th.c**2 / 2)) == 0
+    # the largest of ell^2 entries reaches X = ell (A_ij ~ 1) at c = 2 - sqrt(2)
+    assert sp.simplify(th.largest_entry().subs(th.c, th.SATURATION) - 1) == 0
+    assert sp.simplify(th.saturation_rate() - (2 - 3 * th.c**2) / (2 * th.c)) == 0
+    assert sp.simplify(th.lindeberg_rate() - (1 - 2 * th.c**2) / (2 * th.c)) == 0
+
+
+def test_mass_exponent_joins_its_first_order_loss_to_the_saturated_share():
+    # beyond sqrt(2/5), where the X^3-tilt passes X = ell, the first-order loss
+    # (2/ell) E[X^3; X < ell]/E X^2 decays exactly like the share beyond X = ell
+    knee = sp.solve(th.tail_rate(1, 3), th.c)[0]
+    assert sp.simplify(knee - sp.sqrt(sp.Rational(2, 5))) == 0
+    r3 = th.tail_rate(1, 3)
+    beyond = 2 * th.c**2 - 1 - r3**2 / 2
+    assert sp.simplify(beyond + th.saturation_rate()**2 / 2) == 0
+    s = th.mass_exponent()
+    assert s.subs(th.c, sp.Rational(1, 2)) == 2 * sp.Rational(1, 4) - 1
+    assert s.subs(th.c, 1) == 0
+
+
+def test_spread_exponent_follows_the_largest_entry_beyond_one():
+    # sd(D)^2 ~ ell^-3 sum_ij X_ij^2: its typical value is ell^2 E[X^2; S < s_N] with s_N the
+    # largest of N = ell^2 scores (Phi-bar(s_N) = 1/N); its log-slope tends to 2 s(c)
+    import mpmath as mp
+    s = th.temperature_exponents()["sd(D)"]
+    for cv in (0.6, 1.5):
+        def log_typical(log_ell):
+            b = cv * mp.sqrt(log_ell)
+            s_n = mp.findroot(lambda u: mp.log(mp.ncdf(-u)) + 2 * log_ell,
+                              2 * mp.sqrt(log_ell))   # Phi-bar(s_N) = ell^-2
+            return b**2 - log_ell + mp.log(mp.ncdf(s_n - 2 * b))
+        with mp.workdps(60):
+            slope = (log_typical(mp.mpf(2000)) - log_typical(mp.mpf(1000))) / 1000
+        assert float(slope) / 2 == pytest.approx(float(s.subs(th.c, cv)), abs=0.02)
+    assert th.spread_concentrates() == 1 / sp.sqrt(2)
+
+
+def test_normalizer_spread_is_the_root_of_the_exact_mean_square():
+    from theory import normalizer
+    from theory.symbols import beta, d_qk, ell
+    exact = ((ell - 1) / ell * normalizer.sample_variance_mean()).subs(
+        {beta: sp.Rational(1, 2), d_qk: 40, ell: 50})
+    assert th.normalizer_spread(0.5, 40, 50) == pytest.approx(float(sp.sqrt(exact)), rel=1e-12)
+    assert th.normalizer_spread(4.0, 40, 50) == math.inf   # d_qk <= 4 beta^2: E X^2 = inf
+
+
+def test_normalizer_spread_against_sampled_normalizers():
+    # an independent route: np.std(D) over rows of sampled score matrices
+    from numerics.sampling import draw_rng, normalizer, sample_scores
+    b, ell, d = 0.8, 200, 100
+    squares = []
+    for draw in range(40):
+        scores = sample_scores(ell, d, draw_rng(3, "spread", ell, draw))
+        squares.append(np.var(normalizer(scores.S, b)))
+    mean, se = np.mean(squares), np.std(squares, ddof=1) / math.sqrt(len(squares))
+    assert abs(mean - th.normalizer_spread(b, d, ell)**2) < 4 * se
 
 
 def test_bulk_exponent_is_the_decay_of_the_lindeberg_share():
@@ -45,7 +107,11 @@ def test_bulk_exponent_is_the_decay_of_the_lindeberg_share():
 def test_exponents_at_known_points():
     exps = th.temperature_exponents()
     assert exps["sd(D)"].subs(th.c, 0) == sp.Rational(-1, 2)   # Var D ~ θ₁/ℓ at fixed β
+    assert exps["sd(D)"].subs(th.c, 2) == sp.Rational(1, 2)    # the largest entry's row
     assert exps["m1"].subs(th.c, 1) == 0
+    assert exps["s1^2/E"].subs(th.c, sp.Rational(1, 2)) == sp.Rational(1, 2)
+    assert exps["s1^2/E"].subs(th.c, sp.Rational(4, 5)) == sp.Rational(9, 25)   # saturated
+    assert exps["s1^2/E"].subs(th.c, 2) == 0
 
 
 def test_order_thresholds():
