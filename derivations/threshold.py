@@ -41,7 +41,7 @@ FULL = {"temperature": {"grid": (*(round(0.1 * i, 2) for i in range(1, 15)), 1.6
 LEDGER = {"temperature": QUICK["temperature"],     # the ``threshold`` step of ``verify``
           "order": {**QUICK["order"], "sizes": (250, 500, 1000)}}
 MATRICES = {"temperature": 10, "order": 11}   # ℓ×ℓ float64 arrays alive in one draw
-SCHEMA = {"temperature": "v2", "order": "v2"}   # bump a mode's when its measurement changes:
+SCHEMA = {"temperature": "v3", "order": "v2"}   # bump a mode's when its measurement changes:
                                                 # its old records are then not reused
 
 
@@ -142,7 +142,8 @@ def run(sweep: Sweep, folder: str | Path | None,
     return done
 
 
-SLOPE_TOLERANCE = 0.1   # exact slopes: |measured − exact slope| ≤ max(4 se, this)
+SLOPE_TOLERANCE = 0.1   # order, δ: |measured − exact slope| ≤ max(4 se, this)
+SIZE_Z = 4.0            # temperature, m₁: |mean − exact mean| ≤ 4 se at every (c, ℓ)
 
 
 @dataclass
@@ -150,12 +151,13 @@ class Quantity:
     """One distance: fitted slopes on its grid, predicted and measured thresholds.
 
     ``predicted_slopes``: the slopes of the distance's exact mean at these sizes, where one
-    is derived (order: δ; temperature: m₁, and sd(D) while its sample variance
-    concentrates), judged. ``limit_slopes`` (temperature): the ℓ → ∞ exponents s(c),
-    shown. ``finite``: the threshold predicted on these sizes and this grid (value or
-    None, where) — for δ and m₁ from their exact means; for the order's Kolmogorov
-    distances from the rank count N_k(d_qk)/ℓ. ``predicted`` (the ℓ → ∞ limit) is reported
-    beside it. See ``verdict``.
+    is derived (order: δ; temperature: m₁, and sd(D) where its square concentrates),
+    judged within max(4 se, ``slope_floor``). ``limit_slopes`` (temperature): the ℓ → ∞
+    exponents s(c), shown. ``size_z`` (temperature, m₁): per grid value the largest
+    |mean − exact mean|/se over the sizes, judged ≤ ``SIZE_Z``. ``finite``: the threshold
+    predicted on these sizes and this grid (value or None, where) — for δ and m₁ from
+    their exact means; for the order's Kolmogorov distances from the rank count
+    N_k(d_qk)/ℓ. ``predicted`` (the ℓ → ∞ limit) is reported beside it. See ``verdict``.
     """
 
     name: str
@@ -168,31 +170,38 @@ class Quantity:
     bracket: str
     finite: tuple[float | None, str] | None = None
     limit_slopes: list[float | None] | None = None
+    size_z: list[float | None] | None = None
+    slope_floor: float = SLOPE_TOLERANCE
+    crossing_required: bool = False
 
     @property
     def verdict(self) -> bool | None:
-        """Every exact slope met within max(4 se, ``SLOPE_TOLERANCE``), and the measured
-        threshold within its uncertainty of the predicted one: the one for these sizes
-        where there is one (where only one of the two crosses zero the slopes decide; None
-        where nothing is compared), else the limit."""
+        """Every exact slope met within max(4 se, ``slope_floor``), every exact mean within
+        ``SIZE_Z`` se, and the measured threshold within its uncertainty of the predicted
+        one: the one for these sizes where there is one, else the limit. Where only one of
+        the measured and the finite-size thresholds exists, the slopes decide unless
+        ``crossing_required`` (then it fails); None where nothing is compared."""
         exact = [(r, p) for r, p in zip(self.slopes, self.predicted_slopes) if p is not None]
-        slopes = all(abs(r.slope - p) <= max(4 * r.se, SLOPE_TOLERANCE) for r, p in exact)
+        slopes = all(abs(r.slope - p) <= max(4 * r.se, self.slope_floor) for r, p in exact)
+        slopes = slopes and all(z <= SIZE_Z for z in self.size_z or () if z is not None)
         if self.finite is None:
             return slopes and self.measured is not None \
                 and abs(self.measured - self.predicted) <= self.uncertainty
         value = self.finite[0]
         if value is not None and self.measured is not None:
             return slopes and abs(self.measured - value) <= self.uncertainty
+        if self.crossing_required:
+            return False
         if exact:   # only one crosses: the slopes, within their errors, decide
             return slopes
         return None if value is None and self.measured is None else False
 
 
 def _means(sweep: Sweep, done: dict, name: str, value: float) -> tuple[list[float], list[float]]:
-    """Mean over draws per size, and its se: pooled within-draw variances where the draws
-    carry them (``name var``), else the spread of the draws. Kolmogorov distances lie on
-    the lattice 1/ℓ: its rounding, (1/ℓ)²/12 per draw, is added to their variance. A
-    signed difference (m1) is averaged with its sign; its size |mean| is fitted."""
+    """Mean over draws per size (signed for a signed difference, m1), and its se: pooled
+    within-draw variances where the draws carry them (``name var``), else the spread of
+    the draws. Kolmogorov distances lie on the lattice 1/ℓ: its rounding, (1/ℓ)²/12 per
+    draw, is added to their variance."""
     means, ses = [], []
     for ell in sweep.sizes:
         records = [done[sweep.key(value, ell, k)] for k in range(sweep.draws)]
@@ -204,13 +213,15 @@ def _means(sweep: Sweep, done: dict, name: str, value: float) -> tuple[list[floa
             se = float(v.std(ddof=1) / np.sqrt(v.size)) if v.size > 1 else 0.0
         if name.startswith("kolmogorov"):
             se = math.hypot(se, 1 / (ell * math.sqrt(12 * v.size)))
-        means.append(max(abs(mean), 1e-300))   # a signed difference (m1): its size
+        means.append(mean)
         ses.append(se)
     return means, ses
 
 
 def _fit(sizes, means: list[float], ses: list[float]) -> stats.Rate:
-    return stats.fit_rate(sizes, means, ses if min(ses) > 0 else None)
+    """The log–log slope of the size |mean| of a distance (or of a signed difference)."""
+    sizes_of = [max(abs(m), 1e-300) for m in means]
+    return stats.fit_rate(sizes, sizes_of, ses if min(ses) > 0 else None)
 
 
 SIGN_Z = 2.0   # a slope's sign counts as known when |slope| >= SIGN_Z se
@@ -278,16 +289,17 @@ def exact_temperature(name: str, c: float, sizes: tuple[int, ...], y: float
                       ) -> list[float] | None:
     """A distance's exact mean at β = c√(log ℓ) and these sizes, where one is derived.
 
-    m₁: |E m₁(√ℓA⊥)/θ₁ − 1| (``numerics.softmax_mass``), at every c: m₁ is a sum of ℓ
-    bounded row masses, so it concentrates. sd(D): the root of the exact mean of its square
-    (``theory.normalizer``) while that square concentrates, c < ``th.spread_concentrates()``;
-    None otherwise. Both at the measurement's d_qk = round(ℓ/y).
+    m₁: E m₁(√ℓA⊥)/θ₁ − 1, signed (``numerics.softmax_mass``), at every c: m₁ is a sum of
+    ℓ bounded row masses, so it concentrates. sd(D): the root of the exact mean of its
+    square (``theory.normalizer``) where that square concentrates at the smallest size
+    (``spread_concentrates_at``); None otherwise. Both at the measurement's
+    d_qk = round(ℓ/y).
     """
     d = {ell: max(1, round(ell / y)) for ell in sizes}
     if name == "m1":
-        return [abs(expected_mass_difference(temperature_beta(c, ell), ell, d[ell]))
+        return [expected_mass_difference(temperature_beta(c, ell), ell, d[ell])
                 for ell in sizes]
-    if name == "sd(D)" and c < float(th.spread_concentrates()):
+    if name == "sd(D)" and th.spread_concentrates_at(c, min(sizes)):
         return [th.normalizer_spread(temperature_beta(c, ell), d[ell], ell) for ell in sizes]
     return None
 
@@ -296,13 +308,16 @@ def _temperature(sweep: Sweep, done: dict) -> list[Quantity]:
     exps, thresholds = th.temperature_exponents(), th.temperature_thresholds()
     out = []
     for name in th.TEMPERATURE_QUANTITIES:
-        rates, exact_rates = [], []
+        rates, exact_rates, size_z = [], [], []
         for v in sweep.grid:
             means, ses = _means(sweep, done, name, v)
             rates.append(_fit(sweep.sizes, means, ses))
             exact = exact_temperature(name, v, sweep.sizes, sweep.y)
-            exact_rates.append(None if exact is None else _fit(
-                sweep.sizes, exact, [e * s / m for e, s, m in zip(exact, ses, means)]))
+            exact_rates.append(None if exact is None else _fit(   # the measurement's weights
+                sweep.sizes, exact, [abs(e) * s / max(abs(m), 1e-300)
+                                     for e, s, m in zip(exact, ses, means)]))
+            size_z.append(None if exact is None or name != "m1" else
+                          max(abs(m - e) / s for m, e, s in zip(means, exact, ses)))
         valid = float(th.valid_up_to(name))
         limit = [float(exps[name].subs(th.c, v)) if v <= valid else None for v in sweep.grid]
         if name in RESOLVED:
@@ -315,7 +330,9 @@ def _temperature(sweep: Sweep, done: dict) -> list[Quantity]:
         out.append(Quantity(name, sweep.grid, rates,
                             [None if r is None else r.slope for r in exact_rates],
                             float(thresholds[name]), *crossing(sweep.grid, rates, upward=True),
-                            finite=finite, limit_slopes=limit))
+                            finite=finite, limit_slopes=limit,
+                            size_z=size_z if name == "m1" else None, slope_floor=0.0,
+                            crossing_required=True))
     return out
 
 
@@ -362,8 +379,9 @@ NOTE = {
                    "|mean over draws of m1/m1(lin) - 1| (signed per draw, with a two-way "
                    "jackknife variance); mq/m1^q = the shape |(mq/m1^q)/(same for lin) - 1|. "
                    "Slopes in brackets: '= x' the exact mean's at these sizes (judged: m1 at "
-                   "all c, from one softmax row's Laplace integral; sd(D) for c < 1/sqrt(2), "
-                   "where its square concentrates), else the ell -> inf exponent (shapes: "
+                   "all c, from one softmax row's Laplace integral, with z the largest "
+                   "|mean - exact mean|/se over the sizes; sd(D) where its square "
+                   "concentrates, ell^(4c^2-2) < 0.1), else the ell -> inf exponent (shapes: "
                    "derived for c <= 2 - sqrt(2), where the largest entry X_max < ell). m1 "
                    "loses the share of E X^2 in entries X ~ ell, where A_ij <= 1 saturates; "
                    "kolmogorov (bulks, top 3 removed) the share of Var X in entries as large "
@@ -386,8 +404,9 @@ NOTE = {
              "d_qk <= 4 x the bound of E frobenius (their se has infinite variance there).",
 }
 PASS_RULE = {
-    "temperature": "pass: exact slopes within max(4 se, 0.1), and measured within the "
-                   "uncertainty of the predicted threshold (m1: for these sizes)",
+    "temperature": "pass: exact slopes within 4 se, m1 within 4 se of its exact mean at "
+                   "every size, and measured within the uncertainty of the predicted "
+                   "threshold (m1: for these sizes)",
     "order": "pass: frobenius slopes within max(4 se, 0.1) of the exact ones, and measured "
              "within the uncertainty of the predicted threshold for these sizes where both "
              "cross 0",
@@ -427,7 +446,8 @@ def slope_table(sweep: Sweep, found: list[Quantity]):
             i = qt.grid.index(v)
             r, p = qt.slopes[i], qt.predicted_slopes[i]
             limit = None if qt.limit_slopes is None else qt.limit_slopes[i]
-            cells.append(f"{r.slope:.3g} ± {r.se:.2g}" + (f" (= {p:.3g})" if p is not None else
+            z = "" if qt.size_z is None or qt.size_z[i] is None else f", z <= {qt.size_z[i]:.2g}"
+            cells.append(f"{r.slope:.3g} ± {r.se:.2g}" + (f" (= {p:.3g}{z})" if p is not None else
                                                           "" if limit is None else
                                                           f" ({limit:.3g})"))
         table.add([f"{v:g}", *cells])

@@ -8,8 +8,9 @@ mass of one row exactly:
     E Σ_j A_j² = ℓ ∫₀^∞ t E[X² e^{−tX}] (E e^{−tX})^{ℓ−1} dt,
 
 and m₁(√ℓA⊥) = Σ_ij A_ij² − 1 has mean ℓ E_v E Σ_j A_j² − 1, against θ₁ = e^{β²} − 1 for
-the linear model (E m₁(Y^lin_f) = β² E S² + θ₁ − θ₂ = θ₁ at every d_qk). The relative difference E m₁/θ₁ − 1 is the mass the softmax loses where
-entries reach X ~ ℓ; ``theory.threshold`` predicts its decay ℓ^{−t₁²/2}.
+the linear model (E m₁(Y^lin_f) = β² E S² + θ₁ − θ₂ = θ₁ at every d_qk). The relative
+difference E m₁/θ₁ − 1 is the mass the softmax loses, to first order in X/ℓ and where
+entries reach X ~ ℓ; ``theory.threshold.mass_exponent`` predicts its decay.
 
 ``row_mass`` evaluates the integrals in float64 on grids (the Z-integrals by the trapezoid
 rule, which is exponentially accurate for these smooth Gaussian integrands; the t-integral
@@ -30,9 +31,14 @@ _TAIL = 60.0   # (E e^{−tX})^{ℓ−1} < e^{−60} beyond the t-grid
 
 
 def _expectations(t: np.ndarray, beta: float) -> tuple[np.ndarray, np.ndarray]:
-    """1 − E e^{−tX} and E[X² e^{−tX}] / E X² (X² tilts Z to N(2β, 1))."""
+    """1 − E e^{−tX} and E[X² e^{−tX}] / E X² (X² tilts Z to N(2β, 1)).
+
+    Both are Gaussian integrals over Z; for the tilted one the mass e^{β²}·φ(z) that
+    survives e^{−tX'} reaches down to z ≈ −(3β/2 + log t/β), so the grid spans
+    [−12 − 2β, 12 + β], in steps that resolve the cut-off e^{−tX} (width ~1/β).
+    """
     h = 0.2 / max(beta, 1.0)
-    z = np.arange(-12.0, 12.0 + h / 2, h)
+    z = np.arange(-12.0 - 2 * beta, 12.0 + beta + h / 2, h)
     w = np.exp(-z * z / 2) * h / math.sqrt(2 * math.pi)
     lost = np.empty_like(t)
     tilted = np.empty_like(t)
@@ -44,7 +50,7 @@ def _expectations(t: np.ndarray, beta: float) -> tuple[np.ndarray, np.ndarray]:
     return lost, tilted
 
 
-def row_mass(beta: float, ell: int, points: int = 1500) -> float:
+def row_mass(beta: float, ell: int, points: int = 2000) -> float:
     """E Σ_j A_j² for a softmax row of ℓ i.i.d. N(0, 1) scores at inverse temperature β.
 
     Notes
@@ -57,7 +63,9 @@ def row_mass(beta: float, ell: int, points: int = 1500) -> float:
         raise ValueError(f"beta must be a positive finite number (got {beta!r})")
     if not (isinstance(ell, int) and ell >= 2):
         raise ValueError(f"ell must be an integer >= 2 (got {ell!r})")
-    low = 1e-8 / ell   # below it t² E X² contributes a relative 1e-16
+    # below `low` the integrand is at most t (both expectations ≤ 1): at most low²/2 in
+    # all, a relative 5e-17 of the integral, which is ≥ e^{−β²}/ℓ² (the mass is ≥ 1/ℓ)
+    low = 1e-8 * math.exp(-beta**2 / 2) / ell
     scan = np.logspace(math.log10(low), 40, 400)
     lost, _ = _expectations(scan, beta)
     with np.errstate(divide="ignore"):   # lost = 1: the row sum is surely beyond 1/t

@@ -55,18 +55,20 @@ def shape_distances(a: np.ndarray, b: np.ndarray) -> dict[str, float]:
 
 
 def mass_difference(m0: np.ndarray, lin: np.ndarray) -> tuple[float, float]:
-    """m₁(M₀)/m₁(Y) − 1, signed, and its variance (two-way jackknife over the entries).
+    """r − 1, r = m₁(M₀)/m₁(Y), signed, and its variance (two-way jackknife over entries).
 
-    m₁ = ‖M‖_F²/ℓ, so m₁(M₀) − m₁(Y) is the mean of G_ij = ℓ(M₀,ij² − Y_ij²); its
-    variance comes from ``stats.two_way_mean`` (entries share their query and their key).
+    m₁ = ‖M‖_F²/ℓ. The ratio's variance is, to first order, that of the mean of
+    G_ij = ℓ(M₀,ij² − r Y_ij²) (whose mean is 0) over m₁(Y)², from ``stats.two_way_mean``
+    (entries share their query and their key).
     """
     ell = m0.shape[0]
+    m1_m0, m1_lin = float(np.sum(m0 * m0)) / ell, float(np.sum(lin * lin)) / ell
+    ratio = m1_m0 / m1_lin
     G = m0 * m0
-    G -= lin * lin
+    G -= ratio * (lin * lin)
     G *= ell
-    difference, variance = stats.two_way_mean(G)
-    m1 = float(np.sum(lin * lin)) / ell
-    return difference / m1, variance / m1**2
+    _, variance = stats.two_way_mean(G)
+    return ratio - 1, variance / m1_lin**2
 
 
 def measure_temperature(c: float, ell: int, y: float, seed: int, draw: int,

@@ -140,13 +140,24 @@ def valid_up_to(name: str) -> sp.Expr:
     return SATURATION if name.startswith("m") and name != "m1" else sp.oo
 
 
-def spread_concentrates() -> sp.Expr:
-    """1/√2: below it the sample variance of D_ii is its mean to leading order.
+def spread_variance_exponent() -> sp.Expr:
+    """4c² − 2: the sample variance of D_ii, ≈ ℓ^{−3} Σ_ij X_ij², has relative variance
+    E X⁴ / (ℓ² (E X²)²) = ℓ^{4c² − 2} (E X^p = e^{p(p−1)β²/2} = ℓ^{p(p−1)c²/2})."""
+    return moment_power(4) - 2 * moment_power(2) - 2
 
-    It is ≈ ℓ^{−3} Σ_ij X_ij², of relative variance E X⁴ / (ℓ² (E X²)²) = ℓ^{4c² − 2}
-    (E X^p = e^{p(p−1)β²/2} = ℓ^{p(p−1)c²/2}).
-    """
-    return sp.solve(sp.Eq(moment_power(4) - 2 * moment_power(2) - 2, 0), c)[0]
+
+def spread_concentrates() -> sp.Expr:
+    """1/√2: below it the sample variance of D_ii is its mean to leading order."""
+    return sp.solve(sp.Eq(spread_variance_exponent(), 0), c)[0]
+
+
+SPREAD_RELATIVE_VARIANCE = 0.1   # "concentrates at ℓ": ℓ^{4c² − 2} below this
+
+
+def spread_concentrates_at(c_value: float, ell_value: int) -> bool:
+    """Whether ℓ^{4c² − 2} < ``SPREAD_RELATIVE_VARIANCE`` (c < 1/√2 with a margin)."""
+    exponent = float(spread_variance_exponent().subs(c, c_value))
+    return exponent * math.log(ell_value) < math.log(SPREAD_RELATIVE_VARIANCE)
 
 
 @lru_cache(maxsize=None)

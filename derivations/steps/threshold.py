@@ -2,11 +2,12 @@
 
 Temperature β = c√(log ℓ): each distance between √ℓA⊥ and the linear model (and the
 normalizer's spread) is predicted to scale as ℓ^{s(c)}; its threshold c* solves s(c*) = 0
-(``theory.threshold``); the mass m₁ and the normalizer's spread are also judged on the
-slopes of their exact means at the same sizes. Order d_qk = ℓ^α: the k-th Hadamard term of Σ_f matters for
-α ≤ 1/k; the mean-square size δ of the terms a model omits is judged against its exact
-expectation at the same sizes, whose threshold drifts to 1/k as ℓ grows. Measured
-thresholds: where the fitted slope against ℓ crosses zero.
+(``theory.threshold``); the mass m₁ (at every size) and the normalizer's spread (its
+slopes) are also judged against their exact means at the same sizes. Order d_qk = ℓ^α:
+the k-th Hadamard term of Σ_f matters for α ≤ 1/k; the mean-square size δ of the terms a
+model omits is judged against its exact expectation at the same sizes, whose threshold
+drifts to 1/k as ℓ grows. Measured thresholds: where the fitted slope against ℓ crosses
+zero.
 """
 
 from __future__ import annotations
@@ -83,12 +84,14 @@ STEP = Step(
             "slope errors. Order: delta = ||Sigma_f - Sigma'||_F^2/(ell theta1^2) (se: "
             "delete-one-key jackknife) against its exact expectation (a closed form in beta, "
             "d_qk, ell) at the same sizes. Temperature: m_1 against its exact mean (a "
-            "Laplace-transform integral of one softmax row) and sd(D) against the exact mean "
-            "of its square (for c < 1/sqrt(2)), slopes and (m_1) crossing. `attnge threshold "
-            "--full` runs the full grids."),
+            "Laplace-transform integral of one softmax row) at every size, its slopes and "
+            "its crossing; sd(D)'s slopes against the exact mean of its square where that "
+            "concentrates (ell^(4c^2-2) < 0.1). `attnge threshold --full` runs the full "
+            "grids."),
     failure=("a judged measured threshold (temperature: normalizer, m_1, m_2..m_4 shapes, bulk, "
              "outliers) farther from its prediction than its uncertainty, or no crossing on the "
-             "grid; a slope (delta, m_1, sd(D)) farther than max(4 se, 0.1) from its exact "
-             "mean's, or a crossing that differs from the exact one by more than its "
+             "grid; a slope of delta farther than max(4 se, 0.1), or of m_1 or sd(D) farther "
+             "than 4 se, from its exact mean's; m_1 farther than 4 se from its exact mean at "
+             "some size; or a crossing that differs from the exact one by more than its "
              "uncertainty."),
 )

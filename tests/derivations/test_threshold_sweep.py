@@ -73,11 +73,30 @@ def test_exact_slopes_far_from_the_measured_ones_fail_a_temperature_row():
     far = [-0.55, -0.45, None, None]    # 0.25 off at c = 0.4
     assert sweeps.Quantity("sd(D)", grid, rates, near, 0.5, x, unc, where).verdict
     assert not sweeps.Quantity("sd(D)", grid, rates, far, 0.5, x, unc, where).verdict
-    # m1: judged on the crossing of its exact mean at these sizes
-    assert sweeps.Quantity("m1", grid, rates, near, 0.8, x, unc, where,
-                           finite=(0.52, where)).verdict
-    assert not sweeps.Quantity("m1", grid, rates, near, 0.5, x, unc, where,
+    # m1: judged on the crossing of its exact mean at these sizes, on its exact mean at
+    # every size, and a crossing must be measured
+    m1 = dict(grid=grid, slopes=rates, predicted_slopes=near, predicted=0.8,
+              crossing_required=True)
+    assert sweeps.Quantity("m1", **m1, measured=x, uncertainty=unc, bracket=where,
+                           finite=(0.52, where), size_z=[1.0, 3.9, 0.2, 2.0]).verdict
+    assert not sweeps.Quantity("m1", **m1, measured=x, uncertainty=unc, bracket=where,
                                finite=(0.7, where)).verdict
+    assert not sweeps.Quantity("m1", **m1, measured=x, uncertainty=unc, bracket=where,
+                               finite=(0.52, where), size_z=[1.0, 4.1, 0.2, 2.0]).verdict
+    assert not sweeps.Quantity("m1", **m1, measured=None, uncertainty=None, bracket="none",
+                               finite=(0.52, where)).verdict
+
+
+def test_m1_follows_its_exact_mean_and_a_wrong_mean_fails(monkeypatch):
+    sweep = sweeps.Sweep("temperature", **SMALL)
+    done = sweeps.run(sweep, None)
+    found = {q.name: q for q in sweeps.quantities(sweep, done)}
+    assert found["m1"].verdict and max(found["m1"].size_z) <= sweeps.SIZE_Z
+    real = sweeps.expected_mass_difference
+    monkeypatch.setattr(sweeps, "expected_mass_difference",
+                        lambda *args: 1.5 * real(*args))   # half as much again
+    wrong = {q.name: q for q in sweeps.quantities(sweep, done)}["m1"]
+    assert not wrong.verdict and max(wrong.size_z) > sweeps.SIZE_Z
 
 
 @pytest.mark.parametrize("args, name", [

@@ -24,7 +24,8 @@ def _sampled(beta, ell, rows=20_000):
     return mass.mean(), mass.std(ddof=1) / math.sqrt(rows)
 
 
-@pytest.mark.parametrize("beta, ell", [(0.7, 50), (2.0, 100), (3.0, 60)])
+@pytest.mark.parametrize("beta, ell", [(0.7, 50), (2.0, 100), (3.0, 60), (6.0, 250),
+                                       (8.0, 400)])
 def test_row_mass_against_sampled_rows(beta, ell):
     # an independent route: sum_j A_j^2 over 20000 sampled softmax rows
     mass, se = _sampled(beta, ell)

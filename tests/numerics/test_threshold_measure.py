@@ -1,4 +1,6 @@
-"""One draw of the order measurement: its keys, and the bound that ties δ to the spectra."""
+"""One draw of each threshold measurement: reproducible, within its bounds, its variances."""
+
+import pytest
 
 from numerics.threshold import measure_order
 from theory.threshold import ORDER_MODELS
@@ -36,20 +38,22 @@ def test_shapes_ignore_the_scale():
     assert 0 < far["m2/m1^2"] < far["m3/m1^3"] < far["m4/m1^4"]
 
 
-def test_mass_difference_variance_matches_the_spread_of_draws():
+@pytest.mark.parametrize("c", [0.5, 1.2])
+def test_mass_difference_variance_matches_the_spread_of_draws(c):
     # the within-draw (two-way jackknife) variance of m1(M0)/m1(lin) - 1 against the
-    # spread of 40 independent draws, and its mean against the exact one
+    # spread of 40 independent draws (at c = 1.2 the ratio is far from 1), and its mean
+    # against the exact one at the same d_qk
     import math
 
     import numpy as np
 
     from numerics.softmax_mass import expected_mass_difference
     from numerics.threshold import measure_temperature, temperature_beta
-    c, ell = 0.5, 120
+    ell = 120
     draws = [measure_temperature(c, ell, 1.0, seed=4, draw=k) for k in range(40)]
     values = np.array([r["m1"] for r in draws])
     within = np.mean([r["m1 var"] for r in draws])
     assert 0.5 < within / values.var(ddof=1) < 2
     se = math.sqrt(within / len(draws))
-    exact = expected_mass_difference(temperature_beta(c, ell), ell)
+    exact = expected_mass_difference(temperature_beta(c, ell), ell, ell)
     assert exact < 0 and abs(values.mean() - exact) < 4 * se
