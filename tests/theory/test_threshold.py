@@ -65,6 +65,9 @@ def test_spread_exponent_follows_the_largest_entry_beyond_one():
             slope = (log_typical(mp.mpf(2000)) - log_typical(mp.mpf(1000))) / 1000
         assert float(slope) / 2 == pytest.approx(float(s.subs(th.c, cv)), abs=0.02)
     assert th.spread_concentrates() == 1 / sp.sqrt(2)
+    # at finite ell, with a margin: ell^(4c^2 - 2) < 0.1
+    assert th.spread_concentrates_at(0.6, 500) and not th.spread_concentrates_at(0.65, 500)
+    assert not th.spread_concentrates_at(0.6, 50)   # 50^(-0.56) = 0.11
 
 
 def test_normalizer_spread_is_the_root_of_the_exact_mean_square():
