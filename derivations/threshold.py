@@ -26,7 +26,8 @@ from derivations.step import Table
 from numerics import stats
 from numerics.measure import require_memory
 from numerics.softmax_mass import expected_mass_difference
-from numerics.threshold import measure_order, measure_temperature, order_d_qk, temperature_beta
+from numerics.threshold import (measure_order, measure_temperature, order_d_qk, temperature_beta,
+                                temperature_d_qk)
 from theory import threshold as th
 
 MODES = ("temperature", "order")
@@ -224,6 +225,12 @@ def _fit(sizes, means: list[float], ses: list[float]) -> stats.Rate:
     return stats.fit_rate(sizes, sizes_of, ses if min(ses) > 0 else None)
 
 
+def _fit_exact(sizes, exact: list[float], means: list[float], ses: list[float]) -> stats.Rate:
+    """The slope of an exact mean, fitted with the measurement's relative weights."""
+    return _fit(sizes, exact, [abs(e) * s / max(abs(m), 1e-300)
+                               for e, s, m in zip(exact, ses, means)])
+
+
 SIGN_Z = 2.0   # a slope's sign counts as known when |slope| >= SIGN_Z se
 
 
@@ -295,7 +302,7 @@ def exact_temperature(name: str, c: float, sizes: tuple[int, ...], y: float
     (``spread_concentrates_at``); None otherwise. Both at the measurement's
     d_qk = round(ℓ/y).
     """
-    d = {ell: max(1, round(ell / y)) for ell in sizes}
+    d = {ell: temperature_d_qk(ell, y) for ell in sizes}
     if name == "m1":
         return [expected_mass_difference(temperature_beta(c, ell), ell, d[ell])
                 for ell in sizes]
@@ -313,11 +320,10 @@ def _temperature(sweep: Sweep, done: dict) -> list[Quantity]:
             means, ses = _means(sweep, done, name, v)
             rates.append(_fit(sweep.sizes, means, ses))
             exact = exact_temperature(name, v, sweep.sizes, sweep.y)
-            exact_rates.append(None if exact is None else _fit(   # the measurement's weights
-                sweep.sizes, exact, [abs(e) * s / max(abs(m), 1e-300)
-                                     for e, s, m in zip(exact, ses, means)]))
-            size_z.append(None if exact is None or name != "m1" else
-                          max(abs(m - e) / s for m, e, s in zip(means, exact, ses)))
+            exact_rates.append(None if exact is None else
+                               _fit_exact(sweep.sizes, exact, means, ses))
+            if name == "m1":   # a mean that concentrates, with a within-draw se
+                size_z.append(max(abs(m - e) / s for m, e, s in zip(means, exact, ses)))
         valid = float(th.valid_up_to(name))
         limit = [float(exps[name].subs(th.c, v)) if v <= valid else None for v in sweep.grid]
         if name in RESOLVED:
@@ -331,7 +337,7 @@ def _temperature(sweep: Sweep, done: dict) -> list[Quantity]:
                             [None if r is None else r.slope for r in exact_rates],
                             float(thresholds[name]), *crossing(sweep.grid, rates, upward=True),
                             finite=finite, limit_slopes=limit,
-                            size_z=size_z if name == "m1" else None, slope_floor=0.0,
+                            size_z=size_z or None, slope_floor=0.0,
                             crossing_required=True))
     return out
 
@@ -349,8 +355,7 @@ def _order(sweep: Sweep, done: dict) -> list[Quantity]:
                 if stat == "frobenius":   # the exact E δ, fitted with the same weights
                     exact = [th.expected_order_distance(model, sweep.beta, order_d_qk(a, ell),
                                                         ell) for ell in sweep.sizes]
-                    exact_rates.append(_fit(sweep.sizes, exact,
-                                            [e * s / m for e, s, m in zip(exact, ses, means)]))
+                    exact_rates.append(_fit_exact(sweep.sizes, exact, means, ses))
                 elif stat == "kolmogorov":   # the sign of −d log(N_k/ℓ)/d log ℓ
                     ds = tuple(order_d_qk(a, ell) for ell in sweep.sizes)
                     exact_rates.append(stats.Rate(-th.rank_exponent(first, sweep.sizes, ds),

@@ -26,6 +26,7 @@ import mpmath as mp
 import numpy as np
 
 from numerics.reference import gaussian_integral
+from theory.linear_model import check_beta
 
 _TAIL = 60.0   # (E e^{−tX})^{ℓ−1} < e^{−60} beyond the t-grid
 
@@ -40,13 +41,13 @@ def _expectations(t: np.ndarray, beta: float) -> tuple[np.ndarray, np.ndarray]:
     h = 0.2 / max(beta, 1.0)
     z = np.arange(-12.0 - 2 * beta, 12.0 + beta + h / 2, h)
     w = np.exp(-z * z / 2) * h / math.sqrt(2 * math.pi)
+    x, x_tilted = np.exp(beta * z - beta**2 / 2), np.exp(beta * z + 1.5 * beta**2)
     lost = np.empty_like(t)
     tilted = np.empty_like(t)
     for i in range(0, t.size, 256):   # bounded memory: 256 × len(z) at a time
-        tx = t[i:i + 256, None] * np.exp(beta * z - beta**2 / 2)[None, :]
-        lost[i:i + 256] = np.minimum(-np.expm1(-tx) @ w, 1.0)
-        tx = t[i:i + 256, None] * np.exp(beta * z + 1.5 * beta**2)[None, :]
-        tilted[i:i + 256] = np.exp(-tx) @ w
+        block = t[i:i + 256, None]
+        lost[i:i + 256] = np.minimum(-np.expm1(-block * x) @ w, 1.0)
+        tilted[i:i + 256] = np.exp(-block * x_tilted) @ w
     return lost, tilted
 
 
@@ -59,8 +60,7 @@ def row_mass(beta: float, ell: int, points: int = 2000) -> float:
               \\mathbb E[e^{-tX'}] \\,(\\mathbb E e^{-tX})^{\\ell - 1} dt,
               \\qquad X' = e^{\\beta Z + 3\\beta^2/2}.
     """
-    if not (beta > 0 and math.isfinite(beta)):
-        raise ValueError(f"beta must be a positive finite number (got {beta!r})")
+    beta = check_beta(beta)
     if not (isinstance(ell, int) and ell >= 2):
         raise ValueError(f"ell must be an integer >= 2 (got {ell!r})")
     # below `low` the integrand is at most t (both expectations ≤ 1): at most low²/2 in

@@ -36,6 +36,11 @@ def temperature_beta(c: float, ell: int) -> float:
     return c * math.sqrt(math.log(ell))
 
 
+def temperature_d_qk(ell: int, y: float) -> int:
+    """d_qk = round(ℓ/y), at least 1."""
+    return max(1, round(ell / y))
+
+
 def order_d_qk(alpha: float, ell: int) -> int:
     """d_qk = round(ℓ^α), at least 1."""
     return max(1, round(ell**alpha))
@@ -62,10 +67,11 @@ def mass_difference(m0: np.ndarray, lin: np.ndarray) -> tuple[float, float]:
     (entries share their query and their key).
     """
     ell = m0.shape[0]
-    m1_m0, m1_lin = float(np.sum(m0 * m0)) / ell, float(np.sum(lin * lin)) / ell
+    G, lin_squared = m0 * m0, lin * lin
+    m1_m0, m1_lin = float(G.sum()) / ell, float(lin_squared.sum()) / ell
     ratio = m1_m0 / m1_lin
-    G = m0 * m0
-    G -= ratio * (lin * lin)
+    lin_squared *= ratio
+    G -= lin_squared
     G *= ell
     _, variance = stats.two_way_mean(G)
     return ratio - 1, variance / m1_lin**2
@@ -79,7 +85,7 @@ def measure_temperature(c: float, ell: int, y: float, seed: int, draw: int,
     mean) and comes with its variance ``m1 var``; the rest are distances (≥ 0).
     """
     beta = temperature_beta(c, ell)
-    d = max(1, round(ell / y))
+    d = temperature_d_qk(ell, y)
     rng = draw_rng(seed, "threshold-temperature", ell, draw)
     scores = sample_scores(ell, d, rng)
     root = math.sqrt(ell)

@@ -283,7 +283,6 @@ def expected_order_distance(model: str, beta_value: float, d: float, ell_value: 
     """
     if not d > order_distance_bound_at(model, beta_value):
         return math.inf
-    # the result is ~ β^{4k} d^{−k} against O(1) terms, k the first omitted power
     small_beta = 4 * max(0.0, -math.log10(beta_value))
     lost = (first_omitted(model) + 1) * (math.log10(max(d, 10)) + small_beta)
     with mpmath.workdps(30 + math.ceil(lost)):
