@@ -12,7 +12,8 @@ from pathlib import Path
 
 from derivations import __version__, figures, ledger, report, runner, spectrum, tables
 from derivations import threshold as thresholds
-from derivations.params import DEFAULT_SIZES, Params, _integer, parse_sizes
+from derivations.params import DEFAULT_SIZES, Params, parse_sizes
+from theory.inputs import integer
 from theory.symbols import positive_beta
 
 
@@ -182,10 +183,10 @@ def _tables(args: argparse.Namespace) -> int:
 
 def _spectrum(args: argparse.Namespace) -> int:
     beta = positive_beta(args.beta)
-    draws, seed = _integer(args.draws, "draws", 1), _integer(args.seed, "seed", 0)
-    ell = _integer(args.ell, "ell", 2)
-    dqk = _integer(args.dqk, "dqk", 1)
-    remove_top = _integer(args.remove_top, "remove_top", 0)
+    draws, seed = integer(args.draws, "draws", 1), integer(args.seed, "seed", 0)
+    ell = integer(args.ell, "ell", 2)
+    dqk = integer(args.dqk, "dqk", 1)
+    remove_top = integer(args.remove_top, "remove_top", 0)
     out = Path(args.out)
     if out.is_dir() or out.suffix.lower() != ".png":
         raise ValueError(f"out must be a .png file path (got {args.out!r})")

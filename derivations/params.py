@@ -2,34 +2,12 @@
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
+from theory import inputs
+from theory.inputs import integer, number
+
 DEFAULT_SIZES = (250, 500, 1000, 2000)
-
-
-def _number(value: object, name: str) -> float:
-    try:
-        out = float(value)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a number (got {value!r})") from None
-    if isinstance(value, bool) or not math.isfinite(out):
-        raise ValueError(f"{name} must be a finite number (got {value!r})")
-    return out
-
-
-def _integer(value: object, name: str, least: int) -> int:
-    if isinstance(value, bool):
-        raise ValueError(f"{name} must be an integer >= {least} (got {value!r})")
-    try:
-        out = int(value)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be an integer >= {least} (got {value!r})") from None
-    if out != value and not (isinstance(value, str) and value.strip().lstrip("+-").isdigit()):
-        raise ValueError(f"{name} must be an integer >= {least} (got {value!r})")
-    if out < least:
-        raise ValueError(f"{name} must be an integer >= {least} (got {value!r})")
-    return out
 
 
 def parse_sizes(text: str) -> tuple[int, ...]:
@@ -52,13 +30,13 @@ class Params:
     remove_top: int = 3     # r: the top r squared singular values left out of "the bulk"
 
     def __post_init__(self) -> None:
-        beta = _number(self.beta, "beta")
+        beta = number(self.beta, "beta")
         if beta <= 0:
             raise ValueError(f"beta must be a positive finite number (got {self.beta!r})")
-        y = _number(self.y, "y")
+        y = number(self.y, "y")
         if y <= 0:
             raise ValueError(f"y must be a positive finite number (got {self.y!r})")
-        sizes = tuple(_integer(s, "sizes (each ell)", 2) for s in self.sizes)
+        sizes = tuple(integer(s, "sizes (each ell)", 2) for s in self.sizes)
         if len(sizes) < 3:
             raise ValueError(f"sizes must hold at least 3 values to fit a rate (got {len(sizes)})")
         if any(b <= a for a, b in zip(sizes, sizes[1:])):
@@ -66,9 +44,9 @@ class Params:
         object.__setattr__(self, "beta", beta)
         object.__setattr__(self, "y", y)
         object.__setattr__(self, "sizes", sizes)
-        object.__setattr__(self, "draws", _integer(self.draws, "draws", 1))
-        object.__setattr__(self, "seed", _integer(self.seed, "seed", 0))
-        r = _integer(self.remove_top, "remove_top", 0)
+        object.__setattr__(self, "draws", integer(self.draws, "draws", 1))
+        object.__setattr__(self, "seed", integer(self.seed, "seed", 0))
+        r = integer(self.remove_top, "remove_top", 0)
         if r >= sizes[0] - 1:
             raise ValueError(f"remove_top must be an integer from 0 to {sizes[0] - 2} "
                              f"(below the smallest ell) (got {r})")
@@ -78,10 +56,7 @@ class Params:
 
     def d_qk(self, ell: int) -> int:
         """d_qk = round(ℓ/y), at least 1."""
-        d = round(ell / self.y)
-        if d < 1:
-            raise ValueError(f"d_qk must be >= 1: ell/y = {ell}/{self.y} rounds to {d}")
-        return d
+        return inputs.d_qk(ell, self.y)
 
     def require_d_qk(self, bound: float, what: str) -> None:
         """Refuse sizes whose d_qk ≤ bound (``what`` does not exist there)."""

@@ -17,11 +17,11 @@ from dataclasses import dataclass, field
 import mpmath as mp
 import sympy as sp
 
-from derivations.params import _integer
 from numerics.limit_density import right_edge
 from theory import exponential as ex
 from theory import limit_law as ll
 from theory import normalizer as nz
+from theory.inputs import integer
 from theory.symbols import beta, d_qk, ell, eps, exact, positive_beta
 
 FORMATS = ("md", "latex", "csv", "json")
@@ -92,13 +92,13 @@ def build(betas: list[sp.Expr], ys: list[sp.Expr], order: int, digits: int,
           ell_value: int | None = None, d_value: int | None = None,
           moments: int | None = None) -> list[Row]:
     """The rows for every (β, y): Hermite coefficients to ``order``, ``moments`` moments."""
-    order = _integer(order, "order", 1)
-    moments = order if moments is None else _integer(moments, "moments", 1)
-    digits = _integer(digits, "digits", 1)
+    order = integer(order, "order", 1)
+    moments = order if moments is None else integer(moments, "moments", 1)
+    digits = integer(digits, "digits", 1)
     if (ell_value is None) != (d_value is None):
         raise ValueError("ell and dqk must be given together (exact E D_ii, Var D_ii)")
     if ell_value is not None:
-        ell_value, d_value = _integer(ell_value, "ell", 2), _integer(d_value, "dqk", 1)
+        ell_value, d_value = integer(ell_value, "ell", 2), integer(d_value, "dqk", 1)
     rows = []
     for b in betas:
         b = positive_beta(b)

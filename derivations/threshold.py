@@ -21,14 +21,14 @@ from pathlib import Path
 import numpy as np
 import sympy as sp
 
-from derivations.params import _integer, _number
 from derivations.step import Table
 from numerics import stats
 from numerics.measure import require_memory
 from numerics.softmax_mass import expected_mass_difference
-from numerics.threshold import (measure_order, measure_temperature, order_d_qk, temperature_beta,
-                                temperature_d_qk)
+from numerics.threshold import (measure_order, measure_temperature, order_d_qk, temperature_beta)
 from theory import threshold as th
+from theory.inputs import d_qk as rounded_d_qk
+from theory.inputs import integer, number
 
 MODES = ("temperature", "order")
 QUICK = {"temperature": {"grid": (0.2, 0.35, 0.5, 0.65, 0.8, 1.0, 1.2),
@@ -59,22 +59,22 @@ class Sweep:
     def __post_init__(self) -> None:
         if self.mode not in MODES:
             raise ValueError(f"mode must be one of {', '.join(MODES)} (got {self.mode!r})")
-        grid = tuple(_number(v, "grid") for v in self.grid)
+        grid = tuple(number(v, "grid") for v in self.grid)
         low, high = (0.0, math.inf) if self.mode == "temperature" else (0.0, 1.0)
         if len(grid) < 2 or any(not low < v <= high for v in grid) \
                 or any(b <= a for a, b in zip(grid, grid[1:])):
             what = "c > 0" if self.mode == "temperature" else "alpha in (0, 1]"
             raise ValueError(f"grid must hold at least 2 increasing values of {what} "
                              f"(got {list(self.grid)})")
-        sizes = tuple(_integer(s, "sizes (each ell)", 4) for s in self.sizes)
+        sizes = tuple(integer(s, "sizes (each ell)", 4) for s in self.sizes)
         if len(sizes) < 3 or any(b <= a for a, b in zip(sizes, sizes[1:])):
             raise ValueError(f"sizes must hold at least 3 increasing values (got {list(sizes)})")
         object.__setattr__(self, "grid", grid)
         object.__setattr__(self, "sizes", sizes)
-        object.__setattr__(self, "draws", _integer(self.draws, "draws", 1))
-        object.__setattr__(self, "seed", _integer(self.seed, "seed", 0))
+        object.__setattr__(self, "draws", integer(self.draws, "draws", 1))
+        object.__setattr__(self, "seed", integer(self.seed, "seed", 0))
         for name in ("beta", "y"):
-            value = _number(getattr(self, name), name)
+            value = number(getattr(self, name), name)
             if not value > 0:
                 raise ValueError(f"{name} must be a positive finite number "
                                  f"(got {getattr(self, name)!r})")
@@ -302,7 +302,7 @@ def exact_temperature(name: str, c: float, sizes: tuple[int, ...], y: float
     (``spread_concentrates_at``); None otherwise. Both at the measurement's
     d_qk = round(ℓ/y).
     """
-    d = {ell: temperature_d_qk(ell, y) for ell in sizes}
+    d = {ell: rounded_d_qk(ell, y) for ell in sizes}
     if name == "m1":
         return [expected_mass_difference(temperature_beta(c, ell), ell, d[ell])
                 for ell in sizes]

@@ -36,7 +36,8 @@ from typing import NamedTuple
 import numpy as np
 
 from numerics.sampling import ScoreDraw, attention, normalizer
-from theory.linear_model import BETA, c_of_K, check_beta, sigma_f, sigma_G, theta1_expr
+from theory.inputs import positive
+from theory.linear_model import BETA, c_of_K, sigma_f, sigma_G, theta1_expr
 
 __all__ = [
     "CHAIN_STEPS",
@@ -162,7 +163,7 @@ def chain_diagonals(draw: ScoreDraw, beta: float) -> ChainDiagonals:
               c_j = e^{\\beta^2(\\rho_{jj} - 1)/2} - 1,\\ \\rho_{jj} = \\|k_j\\|^2/d_{qk}.
     """
     _check_draw(draw)
-    beta = check_beta(beta)
+    beta = positive(beta, "beta")
     return ChainDiagonals(D=normalizer(draw.S, beta), c=c_of_K(_key_variances(draw.K), beta))
 
 
@@ -203,7 +204,7 @@ def chain_models(draw: ScoreDraw, beta: float, rng: np.random.Generator) -> dict
     by removing row means, so that M0 = D⁻¹Y is a check, not a construction.
     """
     _check_draw(draw)
-    beta = check_beta(beta)
+    beta = positive(beta, "beta")
     if not isinstance(rng, np.random.Generator):
         msg = f"rng must be a numpy.random.Generator (got {type(rng).__name__})"
         raise ValueError(msg)  # noqa: TRY004

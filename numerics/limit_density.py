@@ -34,6 +34,8 @@ import mpmath
 import sympy
 from mpmath import mp
 
+from theory.inputs import integer
+
 __all__ = ["density", "density_grid", "density_moments", "right_edge", "stieltjes", "support"]
 
 _GUARD = 10  # extra decimal digits carried internally
@@ -59,12 +61,6 @@ def _to_mpf(name: str, value: object) -> mpmath.mpf:
     if not mp.isfinite(value):
         raise ValueError(f"{name} must be a finite real number, got {value!r}")
     return value
-
-
-def _check_dps(dps: object) -> int:
-    if isinstance(dps, bool) or not isinstance(dps, int) or dps < 5:
-        raise ValueError(f"dps must be an integer >= 5, got {dps!r}")
-    return dps
 
 
 class _JumpLaw:
@@ -251,7 +247,7 @@ def stieltjes(z: object, theta1: object, theta2: object, y: object,
     >>> abs(2j * m**2 + 2j * m + 1) < 1e-12 and m.imag > 0
     True
     """
-    dps = _check_dps(dps)
+    dps = integer(dps, "dps", 5)
     with mp.workdps(dps + _GUARD):
         try:
             zz = mp.mpc(z)
@@ -293,7 +289,7 @@ def density(x: object, theta1: object, theta2: object, y: object,
     >>> abs(d - mpmath.sqrt(3) / (2 * mpmath.pi)) < 1e-12
     True
     """
-    with mp.workdps(_check_dps(dps) + _GUARD):
+    with mp.workdps(integer(dps, "dps", 5) + _GUARD):
         if _to_mpf("x", x) <= 0:
             raise ValueError(f"x must be positive, got {x!r}")
     return density_grid([x], theta1, theta2, y, dps=dps)[0]
@@ -328,7 +324,7 @@ def density_grid(xs: Iterable[object], theta1: object, theta2: object, y: object
     A solve that lands on the conjugate root is reflected to :math:`\operatorname{Im} m > 0`;
     one that fails falls back to the continuation.
     """
-    dps = _check_dps(dps)
+    dps = integer(dps, "dps", 5)
     with mp.workdps(dps + _GUARD):
         law = _law(theta1, theta2, y)
         pts = [_to_mpf("xs", x) for x in xs]
@@ -437,7 +433,7 @@ def right_edge(theta1: object, theta2: object, y: object, dps: int = 30) -> mpma
     whose root lies in :math:`(t_{\max}, 2 t_{\max})`. For :math:`\rho = \delta_{\theta_1}`:
     :math:`s^* = 2\theta_1`, edge :math:`4\theta_1`.
     """
-    dps = _check_dps(dps)
+    dps = integer(dps, "dps", 5)
     with mp.workdps(dps + _GUARD):
         law = _law(theta1, theta2, y)
         edge = _z_of_s(law, _edge_point(law))
@@ -485,7 +481,7 @@ def support(theta1: object, theta2: object, y: object, dps: int = 30,
     >>> [(float(a), round(float(b), 6)) for a, b in support(1, 0, 3, dps=15)]
     [(0.0, 4.0)]
     """
-    dps = _check_dps(dps)
+    dps = integer(dps, "dps", 5)
     if isinstance(n_scan, bool) or not isinstance(n_scan, int) or n_scan < 4:
         raise ValueError(f"n_scan must be an integer >= 4, got {n_scan!r}")
     with mp.workdps(dps + _GUARD):
@@ -560,7 +556,7 @@ def density_moments(qs: Sequence[int], theta1: object, theta2: object, y: object
 
     integrated by Gauss--Legendre with ``n_nodes`` nodes per interval.
     """
-    dps = _check_dps(dps)
+    dps = integer(dps, "dps", 5)
     if isinstance(n_nodes, bool) or not isinstance(n_nodes, int) or n_nodes < 2:
         raise ValueError(f"n_nodes must be an integer >= 2, got {n_nodes!r}")
     if any(isinstance(q, bool) or not isinstance(q, int) or q < 0 for q in qs):

@@ -26,7 +26,7 @@ import mpmath as mp
 import numpy as np
 
 from numerics.reference import gaussian_integral
-from theory.linear_model import check_beta
+from theory.inputs import positive
 
 _TAIL = 60.0   # (E e^{−tX})^{ℓ−1} < e^{−60} beyond the t-grid
 
@@ -60,7 +60,7 @@ def row_mass(beta: float, ell: int, points: int = 2000) -> float:
               \\mathbb E[e^{-tX'}] \\,(\\mathbb E e^{-tX})^{\\ell - 1} dt,
               \\qquad X' = e^{\\beta Z + 3\\beta^2/2}.
     """
-    beta = check_beta(beta)
+    beta = positive(beta, "beta")
     if not (isinstance(ell, int) and ell >= 2):
         raise ValueError(f"ell must be an integer >= 2 (got {ell!r})")
     # below `low` the integrand is at most t (both expectations ≤ 1): at most low²/2 in

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from theory.inputs import integer
+
 __all__ = [
     "bulk",
     "frobenius_normalised",
@@ -44,12 +46,6 @@ def _check_spectrum(eigs: np.ndarray, name: str = "eigs") -> np.ndarray:
     if not np.all(np.isfinite(e)):
         raise ValueError(f"{name} must have finite entries")
     return e
-
-
-def _check_count(value: int, name: str, minimum: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum} (got {value!r})")
-    return int(value)
 
 
 def _gram(M: np.ndarray) -> np.ndarray:
@@ -117,7 +113,7 @@ def moments(M: np.ndarray, q_max: int) -> np.ndarray:
     [6.5, 48.5]
     """
     M = _check_matrix(M)
-    q_max = _check_count(q_max, "q_max", 1)
+    q_max = integer(q_max, "q_max", 1)
     W = _gram(M)
     powers = [W]
     while len(powers) < (q_max + 1) // 2:
@@ -160,7 +156,7 @@ def spectral_moments(eigs: np.ndarray, q_max: int, remove_top: int = 0) -> np.nd
     [2.0, 5.0]
     """
     kept = _drop_top(eigs, remove_top, "remove_top")
-    q_max = _check_count(q_max, "q_max", 1)
+    q_max = integer(q_max, "q_max", 1)
     return np.array([np.mean(kept**q) for q in range(1, q_max + 1)])
 
 
@@ -191,7 +187,7 @@ def bulk(eigs: np.ndarray, r: int = 3) -> np.ndarray:
 
 def _drop_top(eigs: np.ndarray, r: int, name: str) -> np.ndarray:
     e = _check_spectrum(eigs)
-    r = _check_count(r, name, 0)
+    r = integer(r, name, 0)
     if r >= e.size:
         raise ValueError(f"{name} must be smaller than the number of values {e.size} (got {r})")
     return np.sort(e)[::-1][r:]

@@ -25,6 +25,7 @@ from numerics import spectra, stats
 from numerics.chain import key_gram
 from numerics.limit_density import right_edge
 from numerics.sampling import attention, draw_rng, normalizer, sample_scores
+from theory.inputs import d_qk
 from theory.linear_model import sigma_f, sigma_f_truncated, sigma_G
 from theory.threshold import ORDER_MODELS, first_omitted
 
@@ -34,11 +35,6 @@ MOMENTS = 4
 def temperature_beta(c: float, ell: int) -> float:
     """β = c √(log ℓ)."""
     return c * math.sqrt(math.log(ell))
-
-
-def temperature_d_qk(ell: int, y: float) -> int:
-    """d_qk = round(ℓ/y), at least 1."""
-    return max(1, round(ell / y))
 
 
 def order_d_qk(alpha: float, ell: int) -> int:
@@ -85,7 +81,7 @@ def measure_temperature(c: float, ell: int, y: float, seed: int, draw: int,
     mean) and comes with its variance ``m1 var``; the rest are distances (≥ 0).
     """
     beta = temperature_beta(c, ell)
-    d = temperature_d_qk(ell, y)
+    d = d_qk(ell, y)
     rng = draw_rng(seed, "threshold-temperature", ell, draw)
     scores = sample_scores(ell, d, rng)
     root = math.sqrt(ell)

@@ -15,6 +15,7 @@ from functools import lru_cache
 import sympy as sp
 
 from theory.gaussian import chi2_expectation, gaussian_expectation
+from theory.inputs import integer
 from theory.symbols import beta, k, x
 
 TARGETS = ("exp", "g", "f")
@@ -30,12 +31,6 @@ def target(name: str) -> sp.Expr:
     return funcs[name]
 
 
-def _order(n: int) -> int:
-    if isinstance(n, bool) or not isinstance(n, int) or n < 0:
-        raise ValueError(f"order must be an integer >= 0 (got {n!r})")
-    return n
-
-
 @lru_cache(maxsize=None)
 def hermite_coefficient(n: int, name: str = "f") -> sp.Expr:
     """a_n = E[h(χ) He_n(χ)] / n!, so that h = Σ_n a_n He_n in L²(N(0, 1)).
@@ -45,7 +40,7 @@ def hermite_coefficient(n: int, name: str = "f") -> sp.Expr:
     >>> hermite_coefficient(0, "f"), hermite_coefficient(2, "exp")
     (0, beta**2*exp(beta**2/2)/2)
     """
-    n = _order(n)
+    n = integer(n, "order")
     integral = gaussian_expectation(target(name) * sp.hermite_prob(n, x), x)
     return sp.powsimp(sp.expand(integral / sp.factorial(n)))
 
@@ -57,18 +52,18 @@ def taylor_coefficient(n: int, name: str = "f") -> sp.Expr:
     >>> taylor_coefficient(2, "g")
     beta**2*exp(-beta**2/2)/2
     """
-    n = _order(n)
+    n = integer(n, "order")
     return sp.diff(target(name), x, n).subs(x, 0) / sp.factorial(n)
 
 
 def hermite_coefficients(order: int, name: str = "f") -> list[sp.Expr]:
     """[a_0, …, a_order] (see ``hermite_coefficient``)."""
-    return [hermite_coefficient(n, name) for n in range(_order(order) + 1)]
+    return [hermite_coefficient(n, name) for n in range(integer(order, "order") + 1)]
 
 
 def taylor_coefficients(order: int, name: str = "f") -> list[sp.Expr]:
     """[t_0, …, t_order] (see ``taylor_coefficient``)."""
-    return [taylor_coefficient(n, name) for n in range(_order(order) + 1)]
+    return [taylor_coefficient(n, name) for n in range(integer(order, "order") + 1)]
 
 
 @lru_cache(maxsize=None)
@@ -123,7 +118,7 @@ def series_identities() -> dict[str, bool]:
 
 def hermite_remainder(n: int) -> sp.Expr:
     """r_n = E[(f − Σ_{k≤n} a_k He_k)²](χ) = θ₁ − Σ_{k=1}^{n} k! a_k² (exact)."""
-    n = _order(n)
+    n = integer(n, "order")
     return theta1() - sum(sp.factorial(j) * hermite_coefficient(j, "f") ** 2
                           for j in range(1, n + 1))
 
@@ -135,7 +130,7 @@ def hermite_remainder_bound(n: int) -> sp.Expr:
     -----
     Σ_{k>n} z^k/k! = z^{n+1}/(n+1)! Σ_{j≥0} z^j (n+1)!/(n+1+j)! ≤ z^{n+1} e^z/(n+1)!.
     """
-    n = _order(n)
+    n = integer(n, "order")
     return beta ** (2 * n + 2) * sp.exp(beta**2) / sp.factorial(n + 1)
 
 
@@ -146,7 +141,7 @@ def taylor_remainder_bound(n: int, radius: sp.Expr) -> sp.Expr:
     -----
     Lagrange: g − T_n = g^{(n+1)}(ξ) x^{n+1}/(n+1)!, g^{(n+1)} = β^{n+1} g, |ξ| ≤ R.
     """
-    n = _order(n)
+    n = integer(n, "order")
     return sp.exp(-beta**2 / 2) * (beta * radius) ** (n + 1) * sp.exp(beta * radius) \
         / sp.factorial(n + 1)
 

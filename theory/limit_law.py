@@ -32,12 +32,13 @@ Examples
 from __future__ import annotations
 
 from collections.abc import Sequence
-from numbers import Integral
 
 import sympy
 from sympy import Expr, binomial, catalan, sring
 from sympy.polys.ring_series import rs_mul
 from sympy.polys.rings import ring
+
+from theory.inputs import integer
 
 __all__ = [
     "from_beta",
@@ -55,16 +56,6 @@ __all__ = [
 # ---------------------------------------------------------------------------
 # input checks
 # ---------------------------------------------------------------------------
-
-
-def _check_order(name: str, value: object) -> int:
-    """Return ``value`` as an int >= 1, or raise ValueError naming ``name``."""
-    if isinstance(value, bool) or not isinstance(value, (Integral, sympy.Integer)):
-        raise ValueError(f"{name} must be an integer >= 1, got {value!r}")  # noqa: TRY004
-    value = int(value)
-    if value < 1:
-        raise ValueError(f"{name} must be an integer >= 1, got {value}")
-    return value
 
 
 def _check_param(name: str, value: object, *, strict: bool) -> Expr:
@@ -157,7 +148,7 @@ def narayana_moments(n: int, y: object) -> list[Expr]:
     .. math:: \mathbb{E}\,x^k = \sum_{j=1}^{k} N(k, j)\, y^{j-1},
               \qquad N(k, j) = \frac{1}{k}\binom{k}{j}\binom{k}{j-1}.
     """
-    n = _check_order("n", n)
+    n = integer(n, "n", 1)
     y = _check_param("y", y, strict=True)
     return [
         sympy.expand(sum(binomial(k, j) * binomial(k, j - 1) / k * y ** (j - 1)
@@ -197,7 +188,7 @@ def jump_moments(n: int, theta1: object, theta2: object, y: object) -> list[Expr
     >>> jump_moments(2, t1, t2, y)
     [theta1, theta1**2 + theta2**2*y]
     """
-    n = _check_order("n", n)
+    n = integer(n, "n", 1)
     R, gens = _ring_of(theta1, theta2, y)
     D = R.to_domain()
     return [D.to_sympy(k) for k in _jump_moments_ring(n, *gens)]
@@ -391,7 +382,7 @@ def limit_moments(K: int, theta1: object, theta2: object, y: object) -> list[Exp
     >>> limit_moments(3, 1, 0, 1)      # theta2 = 0: MP_1 moments
     [1, 2, 5]
     """
-    K = _check_order("K", K)
+    K = integer(K, "K", 1)
     R, gens = _ring_of(theta1, theta2, y)
     D = R.to_domain()
     return [D.to_sympy(v) for v in _nc_recursion(R, _jump_moments_ring(K, *gens))]
@@ -424,7 +415,7 @@ def limit_moments_functional(K: int, theta1: object, theta2: object, y: object) 
     >>> limit_moments_functional(3, 1, 0, 1)
     [1, 2, 5]
     """
-    K = _check_order("K", K)
+    K = integer(K, "K", 1)
     R, gens = _ring_of(theta1, theta2, y)
     D = R.to_domain()
     return [D.to_sympy(v) for v in _lagrange_inversion(R, _jump_moments_ring(K, *gens))]
@@ -450,7 +441,7 @@ def mp_surrogate_moments(K: int, theta1: object) -> list[Expr]:
     .. math:: \int x^n \, d(\theta_1 \mathrm{MP}_1)(x) = \theta_1^n\, C_n,
               \qquad C_n = \frac{1}{n+1}\binom{2n}{n}.
     """
-    K = _check_order("K", K)
+    K = integer(K, "K", 1)
     t1 = _check_param("theta1", theta1, strict=True)
     return [sympy.expand(t1**n * catalan(n)) for n in range(1, K + 1)]
 

@@ -26,13 +26,14 @@ import numpy as np
 import sympy as sp
 from sympy.codegen.rewriting import expm1_opt, optimize
 
+from theory.inputs import positive
+
 __all__ = [
     "BETA",
     "RHO_JJ",
     "RHO_JK",
     "RHO_KK",
     "c_expr",
-    "check_beta",
     "c_of_K",
     "gaussian_mgf_2d",
     "hadamard_coefficient",
@@ -269,17 +270,6 @@ def _sigma_G_numeric(diagonal: bool) -> Callable[..., np.ndarray]:
     return _lambdify((BETA, RHO_JJ if diagonal else RHO_JK), sigma_G_expr(diagonal))
 
 
-def check_beta(beta: float) -> float:
-    """β as a float; ValueError naming ``beta`` unless it is a positive finite number."""
-    try:
-        value = float(beta)
-    except (TypeError, ValueError):
-        raise ValueError(f"beta must be a positive real number (got {beta!r})") from None
-    if not np.isfinite(value) or value <= 0:
-        raise ValueError(f"beta must be a positive finite number (got {beta!r})")
-    return value
-
-
 def _check_rho_diag(rho_diag: np.ndarray, name: str = "rho_diag") -> np.ndarray:
     d = np.asarray(rho_diag, dtype=np.float64)
     if d.ndim != 1 or d.size == 0:
@@ -327,7 +317,7 @@ def c_of_K(rho_diag: np.ndarray, beta: float) -> np.ndarray:
     >>> c_of_K([1.0, 1.0], 0.7).tolist()
     [0.0, 0.0]
     """
-    beta = check_beta(beta)
+    beta = positive(beta, "beta")
     d = _check_rho_diag(rho_diag)
     return np.asarray(_c_numeric()(beta, d), dtype=np.float64) * np.ones_like(d)
 
@@ -357,7 +347,7 @@ def sigma_f(rho: np.ndarray, beta: float) -> np.ndarray:
     >>> bool(np.isclose(sigma_f(np.eye(2), 1.0)[0, 0], np.e - 1))
     True
     """
-    beta = check_beta(beta)
+    beta = positive(beta, "beta")
     r = _check_rho(rho)
     d = np.diagonal(r)
     return np.asarray(_sigma_f_numeric()(beta, d[:, None], d[None, :], r), dtype=np.float64)
@@ -400,7 +390,7 @@ def sigma_f_truncated(rho: np.ndarray, beta: float, k_max: int) -> np.ndarray:
     >>> bool(np.allclose(sigma_f_truncated(rho, 1.0, 1), sigma_G(rho, 1.0)))
     True
     """
-    beta = check_beta(beta)
+    beta = positive(beta, "beta")
     r = _check_rho(rho)
     if isinstance(k_max, bool) or not isinstance(k_max, (int, np.integer)) or k_max < 0:
         raise ValueError(f"k_max must be a non-negative integer (got {k_max!r})")
@@ -439,7 +429,7 @@ def sigma_G(rho: np.ndarray, beta: float) -> np.ndarray:
     >>> bool(np.isclose(sigma_G(np.eye(1), 1.0)[0, 0], np.e - 1))
     True
     """
-    beta = check_beta(beta)
+    beta = positive(beta, "beta")
     r = _check_rho(rho)
     out = np.asarray(_sigma_G_numeric(False)(beta, r), dtype=np.float64) * np.ones_like(r)
     np.fill_diagonal(out, _sigma_G_numeric(True)(beta, np.diagonal(r)))

@@ -109,7 +109,7 @@ def movement_table(params: Params) -> Table:
         b = params.beta * factor
         a_c = float(th.edge_point(b, params.y)[2])
         table.add([ev.fmt(b, 4), ev.fmt(a_c, 5),
-                   *[ev.fmt(expected_entries_above(a_c, L, max(1, round(L / params.y)), b), 3)
+                   *[ev.fmt(expected_entries_above(a_c, L, params.d_qk(L), b), 3)
                      for L in sizes]])
     return table
 

@@ -1,0 +1,72 @@
+"""Input checks shared by every layer, and the one rule for d_qk.
+
+Every number a user gives passes through one of these. Each raises ``ValueError`` with one
+line naming the parameter and the accepted range, which the CLI prints (exit code 2).
+``theory`` is the bottom of the house, so ``numerics`` and ``derivations`` import them too.
+
+>>> integer("12", "draws", 1), positive(0.5, "beta"), d_qk(1000, 2.0)
+(12, 0.5, 500)
+"""
+
+from __future__ import annotations
+
+import math
+from numbers import Integral
+
+import numpy as np
+
+
+def number(value: object, name: str) -> float:
+    """A finite real number (a numeric string is accepted; a bool is not)."""
+    if isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"{name} must be a finite number (got {value!r})")
+    try:
+        out = float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a finite number (got {value!r})") from None
+    if not math.isfinite(out):
+        raise ValueError(f"{name} must be a finite number (got {value!r})")
+    return out
+
+
+def positive(value: object, name: str) -> float:
+    """A positive finite real number."""
+    try:
+        out = number(value, name)
+    except ValueError:
+        out = -1.0
+    if not out > 0:
+        raise ValueError(f"{name} must be a positive finite number (got {value!r})")
+    return out
+
+
+def integer(value: object, name: str, least: int = 0) -> int:
+    """An integer >= ``least``: an int, a NumPy integer or a string of digits."""
+    text = f"{name} must be an integer >= {least} (got {value!r})"
+    if isinstance(value, (bool, np.bool_)):
+        raise ValueError(text)
+    if isinstance(value, str):
+        digits = value.strip()
+        if not digits.lstrip("+-").isdigit():
+            raise ValueError(text)
+        out = int(digits)
+    elif isinstance(value, Integral):
+        out = int(value)
+    else:
+        raise ValueError(text)
+    if out < least:
+        raise ValueError(text)
+    return out
+
+
+def d_qk(ell: int, y: float) -> int:
+    """d_qk = round(ℓ/y), the query/key width of ℓ tokens at ratio y = ℓ/d_qk.
+
+    The one rule of the project for d_qk; a y so large that ℓ/y rounds to 0 is refused
+    (ValueError naming ``y``), never silently raised to 1.
+    """
+    out = round(ell / y)
+    if out < 1:
+        raise ValueError(f"y must be at most 2 ell so that d_qk = round(ell/y) >= 1 "
+                         f"(got ell={ell}, y={y:g})")
+    return out
