@@ -6,6 +6,12 @@ the slope by a rule:
 - ``agree``:   |slope − predicted| ≤ max(4 se, tol)   (the rate is the predicted one)
 - ``at most``: slope ≤ predicted + max(4 se, tol)     (at least as fast as a bound)
 - ``at least``: slope ≥ predicted − max(4 se, tol)    (grows at least that fast)
+
+A value row judges a number: the mean at one size against its exact finite-size mean, or
+the ℓ → ∞ value fitted from the sizes (``stats.extrapolate``) against the limit. Its T
+statistic is put on the normal scale (``stats.normal_equivalent``) and passes when
+|z| ≤ 4; it reports ``detectable`` = t₄·se/|predicted|, the smallest relative error of the
+prediction it would detect (t₄: the T quantile with the two-sided tail of |z| = 4).
 """
 
 from __future__ import annotations
@@ -23,6 +29,7 @@ Sweep = dict[int, list[DrawMeasurement]]
 IDENTITY_TOL = 1e-10      # relative residual of an exact identity (float64 rounding)
 Z_MAX = 5.0
 RATE_Z = 4.0
+VALUE_Z = 4.0
 
 
 def mean_se(values: np.ndarray) -> tuple[float, float]:
@@ -36,20 +43,22 @@ def per_size(sweep: Sweep, fn: Callable[[DrawMeasurement], float]) -> list[np.nd
     return [np.array([fn(m) for m in sweep[ell]], dtype=float) for ell in sorted(sweep)]
 
 
-def rate_table(title: str, params: Params, note: str = "") -> Table:
-    return Table(title, ["quantity", *[f"ell={ell}" for ell in params.sizes],
+def rate_table(title: str, params: Params, note: str = "", sizes=None) -> Table:
+    sizes = params.sizes if sizes is None else sizes
+    return Table(title, ["quantity", *[f"ell={ell}" for ell in sizes],
                          "fitted slope", "predicted", "rule"], note=note)
 
 
 def rate_row(table: Table, label: str, params: Params, values: list[np.ndarray],
              predicted: float, rule: str = "agree", tol: float = 0.1,
-             judged: bool = True, limit: float | None = None) -> stats.Rate:
+             judged: bool = True, limit: float | None = None, sizes=None) -> stats.Rate:
     """Add 'label: mean ± se per size, fitted slope ± se, predicted, rule' to a table.
 
     ``limit``: the slope the rule compares with, when it is not the predicted one (a rule
     weaker than the prediction, e.g. a bound that holds only for bounded norms).
     """
     limit = predicted if limit is None else limit
+    sizes = params.sizes if sizes is None else sizes
     cells, means, ses = [], [], []
     for v in values:
         mean, se = mean_se(v)
@@ -60,8 +69,8 @@ def rate_row(table: Table, label: str, params: Params, values: list[np.ndarray],
         table.add([label, *cells, "undefined (a mean is 0)", fmt(predicted, 3), rule],
                   False if judged else None)
         return stats.Rate(float("nan"), float("nan"))
-    rate = stats.fit_rate(params.sizes, means, ses if min(ses) > 0 else None)
-    table.add_series(label, "ell", params.sizes, means, ses, rate.slope, rate.se, predicted)
+    rate = stats.fit_rate(sizes, means, ses if min(ses) > 0 else None)
+    table.add_series(label, "ell", sizes, means, ses, rate.slope, rate.se, predicted)
     width = max(RATE_Z * rate.se, tol)
     if rule == "agree":
         ok = abs(rate.slope - limit) <= width
@@ -183,3 +192,79 @@ def rank_one_tables(sweep: Sweep, params: Params, a: str, b: str, shown: tuple[s
     moment_rows(moments, sweep, params, a, b, -1.0, "at most", 0.1, limit=-0.5)
     return (rank_table(sweep, key, 1), norms, moment_bound_table(sweep, a, b, "rank"),
             moments)
+
+
+# --------------------------------------------------------------------------- value checks
+
+def value_table(title: str) -> Table:
+    return Table(f"{title} (pass: |z| <= {VALUE_Z:g}, z on the normal scale; detectable: the "
+                 f"relative error of the prediction this check detects, t_{VALUE_Z:g} se/|pred|)",
+                 ["quantity", "estimate ± se", "predicted", "z", "how estimated", "detectable"])
+
+
+def value_row(table: Table, label: str, estimate: float, se: float, dof: float,
+              predicted: float, how: str, judged: bool = True, scale: float | None = None
+              ) -> dict:
+    """Judge ``estimate`` ± se (``dof`` degrees of freedom) against ``predicted``.
+
+    ``scale``: what ``detectable`` is relative to (default |predicted|; give it when the
+    prediction is 0, e.g. a difference whose size is that of another quantity).
+    """
+    z = stats.normal_equivalent((estimate - predicted) / se, dof)
+    reference = abs(predicted) if scale is None else abs(scale)
+    detectable = stats.t_critical(VALUE_Z, dof) * se / reference
+    ok = abs(z) <= VALUE_Z
+    table.add([label, pm(estimate, se), fmt(predicted, 8), fmt(z, 3), how,
+               f"{100 * detectable:.2g}%"], ok if judged else None)
+    value = {"quantity": label, "estimate": estimate, "se": se, "dof": dof,
+             "predicted": predicted, "z": z, "how": how, "detectable": detectable,
+             "passed": ok if judged else None}
+    table.values.append(value)
+    return value
+
+
+def fit_text(limit: stats.Limit) -> str:
+    terms = " + ".join(f"b{k + 1} ell^-{p:.3g}" for k, p in enumerate(limit.powers))
+    return (f"fit m(ell) = m_inf + {terms}, chi2 = {limit.chi2:.2g} on {limit.fit_dof} dof, "
+            f"{limit.dof:.0f} dof for se")
+
+
+def extrapolated(sizes, values: list[np.ndarray], powers: tuple[float, ...]) -> stats.Limit:
+    """The ℓ → ∞ value of the per-size means of ``values`` (``stats.extrapolate``)."""
+    means, variances, dofs = zip(*(stats.mean_variance(v) for v in values))
+    return stats.extrapolate(sizes, means, variances, dofs, powers)
+
+
+def limit_row(table: Table, label: str, sizes, values: list[np.ndarray], predicted: float,
+              powers: tuple[float, ...], judged: bool = True,
+              scale: float | None = None) -> stats.Limit:
+    """Fit the ℓ → ∞ value of ``values`` and judge it against ``predicted``."""
+    limit = extrapolated(sizes, values, powers)
+    value_row(table, label, limit.value, limit.se, limit.dof, predicted, fit_text(limit),
+              judged, scale)
+    return limit
+
+
+def exact_rows(table: Table, label: str, sizes, values: list[np.ndarray],
+               expected: list[float]) -> None:
+    """Each size's mean against its exact mean, then the relative deviation of all sizes.
+
+    The combined row estimates one relative bias δ (mean_ℓ = (1 + δ) expected_ℓ) by
+    weighted least squares over the sizes; it is what a wrong formula shared by every size
+    moves, and its ``detectable`` is relative.
+    """
+    ratios, weights, dofs = [], [], []
+    for ell, v, e in zip(sizes, values, expected):
+        mean, var, dof = stats.mean_variance(v)
+        value_row(table, f"{label} at ell = {ell}", mean, var**0.5, dof, e,
+                  "mean over draws vs exact mean at this ell")
+        ratios.append(mean / e - 1)
+        weights.append(e * e / var)
+        dofs.append(dof)
+    w = np.array(weights)
+    delta = float(np.dot(w, ratios) / w.sum())
+    se = float(w.sum() ** -0.5)
+    a = (w / w.sum()) ** 2 / w          # Welch–Satterthwaite over the sizes
+    dof = float(a.sum() ** 2 / np.sum(a**2 / np.array(dofs)))
+    value_row(table, f"{label}, all sizes: relative deviation", delta, se, dof, 0.0,
+              "weighted mean of mean/exact - 1 over the sizes", scale=1.0)

@@ -127,7 +127,7 @@ def as_json(run: Run) -> dict:
             "passed": r.passed, "wall_s": round(r.wall_s, 3),
             "tables": [{"title": t.title, "note": t.note, "columns": t.columns,
                         "rows": [[cell(c) for c in row] for row in t.rows],
-                        "series": t.series,
+                        "series": t.series, "values": t.values,
                         "verdicts": [None if v is None else ("PASS" if v else "FAIL")
                                      for v in t.verdicts]} for t in r.tables],
         })

@@ -19,6 +19,7 @@ from numerics.chain import MODEL_KEYS, chain_models
 from numerics.limit_density import density_grid, right_edge
 from numerics.measure import require_memory
 from numerics.sampling import draw_rng, sample_scores
+from theory.exponential import thetas
 
 BINS = 60
 DENSITY_POINTS = 120
@@ -71,7 +72,7 @@ def sample(beta: float, ell: int, d_qk: int, draws: int, seed: int = 0, remove_t
         del models
     if progress is not None:
         progress(draws, draws)
-    theta1, theta2, y = float(np.expm1(beta**2)), beta**2, ell / d_qk
+    (theta1, theta2), y = thetas(beta), ell / d_qk
     edge = float(right_edge(theta1, theta2, y, dps=15))
     top = max(float(np.max(np.concatenate(bulks["M0"]))), 4 * theta1, edge) * 1.05
     grid = np.linspace(top / DENSITY_POINTS / 4, top, DENSITY_POINTS)
@@ -102,7 +103,7 @@ def to_csv(data: FigureData) -> str:
         for k, v in enumerate(data.sorted_mean[key], start=1):
             w.writerow(["sorted", key, k, "", repr(float(v))])
     w.writerow(["edge", "nu_infinity", repr(data.edge), "", ""])
-    w.writerow(["edge", "mp_surrogate", repr(float(4 * np.expm1(data.beta**2))), "", ""])
+    w.writerow(["edge", "mp_surrogate", repr(4 * thetas(data.beta)[0]), "", ""])
     for x, nu, mp in zip(data.grid, data.nu_density, data.mp_density):
         w.writerow(["density", "nu_infinity", repr(float(x)), "", repr(float(nu))])
         w.writerow(["density", "mp_surrogate", repr(float(x)), "", repr(float(mp))])
@@ -121,7 +122,7 @@ def plot(data: FigureData, path: str) -> None:
         ax.plot(data.grid, data.nu_density, "k-", lw=1.2, label="nu_infinity")
         ax.plot(data.grid, data.mp_density, "r--", lw=1.0, label="theta1 MP_1")
         ax.axvline(data.edge, color="k", lw=0.6, ls=":")
-        ax.axvline(4 * np.expm1(data.beta**2), color="r", lw=0.6, ls=":")
+        ax.axvline(4 * thetas(data.beta)[0], color="r", lw=0.6, ls=":")
         ax.set_yscale("log")
         ax.set_ylim(1e-3, 5)
         ax.set_title(key)

@@ -29,6 +29,7 @@ class Table:
     verdicts: list[bool | None] = field(default_factory=list)
     note: str = ""
     series: list[dict] = field(default_factory=list)   # fitted rates, for log–log figures
+    values: list[dict] = field(default_factory=list)   # value checks, with ``detectable``
 
     def add_series(self, label: str, x_name: str, xs, values, errors, slope: float,
                    slope_se: float, predicted: float) -> None:

@@ -1,7 +1,8 @@
-"""The shared sweep of chain draws: every size and draw measured once per run.
+"""The shared sweeps: every size and draw measured once per run.
 
-The chain, limit-law, Perron and outlier steps all read the same draws (stream
-``"chain"`` of the run's seed), so a run samples each (ℓ, draw) once.
+The chain, Perron and outlier steps read the chain draws (stream ``"chain"``); the
+limit-law, not-Marchenko-Pastur and Perron value checks read the law draws (stream
+``"law"``: the spectrum of √ℓA⊥ only, cheap, so taken by the hundred at small ℓ).
 """
 
 from __future__ import annotations
@@ -9,7 +10,12 @@ from __future__ import annotations
 from functools import lru_cache
 
 from derivations.params import Params
+from numerics.law_draws import LawDraw, measure_law_draw
 from numerics.measure import DrawMeasurement, measure_draw, require_memory
+
+LAW_DRAWS_MAX = 1024
+LAW_FACTOR, LAW_POWER = 4, 1.25
+LAW_SMALLEST = 100      # the smallest ell of the law steps (their fits hold from ell/2 = 50)
 
 
 def validate(params: Params) -> None:
@@ -30,3 +36,56 @@ def chain_sweep(params: Params) -> dict[int, list[DrawMeasurement]]:
     validate(params)
     return _sweep(params.beta, params.y, tuple(params.sizes), params.draws, params.seed,
                   tuple(params.d_qk(ell) for ell in params.sizes))
+
+
+def law_sizes(params: Params) -> tuple[int, ...]:
+    """The sizes of the law draws: half the smallest (a cheap lever arm) and the run's sizes."""
+    return (params.sizes[0] // 2, *params.sizes)
+
+
+def law_draws(params: Params, ell: int) -> int:
+    """n(ℓ) = min(1024, 4·draws·(ℓ_max/ℓ)^{5/4}) draws at ℓ.
+
+    A draw costs ℓ³ and the spread of its moments is 1/ℓ, so small sizes are cheap
+    precision; an extrapolation to ℓ → ∞ leans on both ends, hence more than the
+    equal-time rule (ℓ_max/ℓ)² would give the largest size.
+    """
+    scale = (params.sizes[-1] / ell) ** LAW_POWER
+    return min(LAW_DRAWS_MAX, round(LAW_FACTOR * params.draws * scale))
+
+
+LAW_TEXT = (f"ell/2 of the smallest size and the run's sizes, min({LAW_DRAWS_MAX}, {LAW_FACTOR} "
+            f"draws (ell_max/ell)^{LAW_POWER:g}) draws each, the chain draws among them")
+
+
+def validate_law(params: Params) -> None:
+    """Refuse sizes too small for the law's fits (one line naming the smallest accepted)."""
+    if params.sizes[0] < LAW_SMALLEST:
+        raise ValueError(f"sizes must start at ell >= {LAW_SMALLEST} for the limit law's value "
+                         f"checks (got {params.sizes[0]})")
+    validate(params)
+
+
+def _as_law_draw(m: DrawMeasurement) -> LawDraw:
+    return LawDraw(m.ell, m.spectra["M0"], m.perron["s1(A)"], m.perron["||A||_F^2"])
+
+
+@lru_cache(maxsize=2)
+def _law(beta: float, sizes: tuple[int, ...], counts: tuple[int, ...], seed: int,
+         d_qk: tuple[int, ...]) -> dict[int, list[LawDraw]]:
+    return {ell: [measure_law_draw(ell, d, beta, seed, k) for k in range(n)]
+            for ell, n, d in zip(sizes, counts, d_qk)}
+
+
+def law_sweep(params: Params) -> dict[int, list[LawDraw]]:
+    """ℓ → the law draws at that size (``law_sizes``, ``law_draws``), cached for a run.
+
+    At the run's sizes the chain draws count among them (their M0 is the same matrix of
+    the same law, from another stream), topped up from stream ``"law"``.
+    """
+    validate_law(params)
+    sizes = law_sizes(params)
+    chain = chain_sweep(params)
+    extra = tuple(max(0, law_draws(params, ell) - len(chain.get(ell, ()))) for ell in sizes)
+    law = _law(params.beta, sizes, extra, params.seed, tuple(params.d_qk(ell) for ell in sizes))
+    return {ell: [_as_law_draw(m) for m in chain.get(ell, [])] + law[ell] for ell in sizes}

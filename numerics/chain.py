@@ -37,7 +37,8 @@ import numpy as np
 
 from numerics.sampling import ScoreDraw, attention, normalizer
 from theory.inputs import positive
-from theory.linear_model import BETA, c_of_K, sigma_f, sigma_G, theta1_expr
+from theory.exponential import f_values, thetas
+from theory.linear_model import c_of_K, sigma_f, sigma_G
 
 __all__ = [
     "CHAIN_STEPS",
@@ -216,7 +217,7 @@ def chain_models(draw: ScoreDraw, beta: float, rng: np.random.Generator) -> dict
     m0 *= root
     m0 -= 1.0 / root
 
-    y_f = np.expm1(beta * S - beta**2 / 2)
+    y_f = f_values(S, beta)
     y_f /= root
     y = y_f - y_f.mean(axis=1, keepdims=True)
 
@@ -237,7 +238,7 @@ def chain_models(draw: ScoreDraw, beta: float, rng: np.random.Generator) -> dict
     del sqrt_g, G
     y_lin_f /= root
 
-    Z *= np.sqrt(float(theta1_expr().subs(BETA, beta))) / root
+    Z *= np.sqrt(thetas(beta)[0]) / root
     return {
         "M0": m0,
         "Y": y,

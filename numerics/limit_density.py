@@ -1,20 +1,30 @@
-r"""Density and right edge of the limit law :math:`\nu_\infty = \rho \boxtimes \mathrm{MP}_1`.
+r"""Density, support and moments of the limit law :math:`\nu_\infty = \rho \boxtimes \mathrm{MP}_1`.
 
-The Stieltjes transform :math:`m(z) = \int d\nu_\infty(x) / (x - z)` solves (ratio one)
+:math:`\rho` is the law of :math:`a + b x`, :math:`x \sim \mathrm{MP}_y`, with
+:math:`a = \theta_1 - \theta_2`, :math:`b = \theta_2`. The Stieltjes transform
+:math:`m(z) = \int d\nu_\infty(x) / (x - z)` solves (rate one)
 
-.. math:: z = -\frac{1}{m} + \int \frac{t}{1 + t m}\, d\rho(t),
+.. math:: z = -\frac{1}{m} + \int \frac{t}{1 + t m}\, d\rho(t).
 
-where :math:`\rho` is the law of :math:`\theta_1 - \theta_2 + \theta_2 x`,
-:math:`x \sim \mathrm{MP}_y`. The :math:`\rho`-integral is evaluated by quadrature
-against the Marchenko--Pastur density, its atom at 0 of mass :math:`1 - 1/y` when
-:math:`y > 1` included (see ``_JumpLaw``); nothing here uses a closed form for the MP
-Stieltjes transform or the moments, so these numbers are independent of
-:mod:`theory.limit_law`.
+With the MP equation :math:`y w g^2 + (w + y - 1) g + 1 = 0`, :math:`g = -b z m^2`,
+:math:`w = -(1 + a m)/(b m)`, this is, cleared of denominators, the quartic
 
-:func:`stieltjes`, :func:`density`, :func:`density_grid` solve the equation;
-:func:`right_edge` and :func:`support` locate the edges from the critical points of
-:math:`z(m)` on the real axis (for :math:`y > 1` the support can split in two: e.g.
-:math:`\beta = 1, y = 10`); :func:`density_moments` integrates the density.
+.. math:: P(m) = -a b y z^2 m^4 - b y z^2 m^3 + (a - b y + b) z m^2 + z m + 1 = 0
+
+(:math:`b = 0`: :math:`a z m^2 + z m + 1 = 0`, :math:`\theta_1 \mathrm{MP}_1`).
+:math:`m(z)` is its root with :math:`\operatorname{Im} m > 0` and
+:math:`\operatorname{Im}(z m^2) < 0` (the second says :math:`g(w)` is the physical MP
+root); for :math:`\operatorname{Im} z > 0` exactly one root has both, and on the real
+axis the density is :math:`\operatorname{Im} m(x + i0)/\pi`, 0 where no root has both.
+The edges of the support are positive real roots of the discriminant of :math:`P` in
+:math:`m`, which is :math:`b y z^6` times a cubic in :math:`z` (:func:`support`), so
+every interval is found, however narrow its gap. :math:`\nu_\infty` has no atom
+(:math:`\rho` lives on :math:`t > 0`; its atom :math:`1 - 1/y` at :math:`a` for
+:math:`y > 1` is no atom of :math:`\nu_\infty`), so the density carries mass one.
+
+:func:`right_edge` is a second, independent route to the right edge: the critical point
+of :math:`z(m)`, with the :math:`\rho`-integral by quadrature against the MP density
+(``_JumpLaw``), no closed form used. Nothing here uses :mod:`theory.limit_law`.
 
 All work runs inside ``mp.workdps``; results are ``mpf`` rounded to the requested ``dps``.
 
@@ -24,13 +34,17 @@ Examples
 >>> e = right_edge(1, 0, 1, dps=20)      # theta2 = 0: nu is MP_1, edge 4
 >>> abs(e - 4) < mpf(10) ** -15
 True
+>>> [(float(u), float(v)) for u, v in support(1, 0, 3, dps=15)]
+[(0.0, 4.0)]
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable, Sequence
 
 import mpmath
+import numpy as np
 import sympy
 from mpmath import mp
 
@@ -39,6 +53,8 @@ from theory.inputs import integer
 __all__ = ["density", "density_grid", "density_moments", "right_edge", "stieltjes", "support"]
 
 _GUARD = 10  # extra decimal digits carried internally
+_TRIES = ((100, 40), (2000, 200))  # (maxsteps, extraprec) of mpmath.polyroots
+_MAX_NODES = 2048  # Gauss-Legendre nodes per piece, at most
 
 
 # ---------------------------------------------------------------------------
@@ -172,47 +188,56 @@ def _law(theta1: object, theta2: object, y: object) -> _JumpLaw:
 
 
 # ---------------------------------------------------------------------------
-# Stieltjes transform and density
+# the quartic: Stieltjes transform and density
 # ---------------------------------------------------------------------------
 
 
-def _solve(law: _JumpLaw, z: mpmath.mpc, start: mpmath.mpc) -> mpmath.mpc:
-    """Root of z(m) = z by Newton's method from ``start`` (F' from the same quadrature)."""
-    m = mp.mpc(start)
-    for _ in range(100):
-        f, df = law.z_of_m(m, z)
-        step = f / df
-        m -= step
-        if abs(step) <= abs(m) * mp.eps * 2**8:
-            break
-    else:
-        raise ArithmeticError(f"Stieltjes equation did not converge at z = {z}")
-    return m
+def _quartic(a, b, y, z) -> list:
+    """Coefficients of P(m), highest degree first (plain arithmetic: numbers or symbols)."""
+    return [-a * b * y * z**2, -b * y * z**2, (a - b * y + b) * z, z, 1]
 
 
-def _branch(m: mpmath.mpc, z: mpmath.mpc) -> mpmath.mpc:
-    """Put a root on the physical branch Im m >= 0 (for real z the conjugate is a root)."""
-    if m.imag >= 0:
-        return m
-    if z.imag == 0:
-        return mp.conj(m)
-    raise ArithmeticError(f"Stieltjes equation: root with Im m < 0 at z = {z}")
+def _roots(coeffs: list) -> list[mpmath.mpc]:
+    """All roots of a polynomial (leading zeros dropped) by ``mpmath.polyroots``, started
+    from NumPy's double-precision roots; retried from mpmath's own start if that fails."""
+    while coeffs and coeffs[0] == 0:
+        coeffs = coeffs[1:]
+    if len(coeffs) < 2:
+        raise ArithmeticError("polynomial without roots")
+    tries = [(None, *t) for t in _TRIES]
+    floats = np.array([complex(c) for c in coeffs])
+    if np.all(np.isfinite(floats)) and floats[0] != 0:  # else: out of double range
+        tries.insert(0, ([mp.mpc(r) for r in np.roots(floats)], *_TRIES[0]))
+    for init, steps, extra in tries:
+        try:
+            found = mpmath.polyroots(coeffs, maxsteps=steps, extraprec=extra, roots_init=init)
+            return [mp.mpc(r) for r in found]
+        except mpmath.libmp.NoConvergence:
+            continue
+    raise ArithmeticError(f"polyroots did not converge for {coeffs}")
 
 
-def _continue_to(law: _JumpLaw, z: mpmath.mpc, start: mpmath.mpc | None = None) -> mpmath.mpc:
-    """Solve at z from ``start``, or follow the physical branch from far above the axis."""
-    if start is not None:
-        return _branch(_solve(law, z, start), z)
-    scale = max(abs(z), law.t_max)
-    eta = max(z.imag, 4 * scale)
-    m = -1 / mp.mpc(z.real, eta)
-    while True:
-        eta = eta / 4
-        if eta <= max(z.imag, scale * mp.mpf(10) ** -3):
-            eta = z.imag
-        m = _branch(_solve(law, mp.mpc(z.real, eta), m), mp.mpc(z.real, eta))
-        if eta == z.imag:
-            return m
+def _tol() -> mpmath.mpf:
+    """2^(-prec/2): a root with |Im r| below this times |r| counts as real."""
+    return mp.mpf(2) ** (-mp.prec // 2)
+
+
+def _physical(a, b, y, z) -> tuple[mpmath.mpc, mpmath.mpf]:
+    """The root of P with the largest score min(Im m / |m|, -Im(z m^2) / |z m^2|), and the
+    score: > 0 iff Im m > 0 > Im(z m^2)."""
+
+    def score(m):
+        u = z * m * m
+        return min(m.imag / abs(m), -u.imag / abs(u))
+
+    best = max(_roots(_quartic(a, b, y, z)), key=score)
+    return best, score(best)
+
+
+def _density_at(a, b, y, x) -> mpmath.mpf:
+    """Im m(x + i0) / pi, 0 where no root is physical."""
+    m, score = _physical(a, b, y, x)
+    return m.imag / mp.pi if score > _tol() else mp.zero
 
 
 def stieltjes(z: object, theta1: object, theta2: object, y: object,
@@ -222,8 +247,8 @@ def stieltjes(z: object, theta1: object, theta2: object, y: object,
     Parameters
     ----------
     z : complex
-        Spectral parameter, ``Im z >= 0`` (``Im z = 0`` gives the boundary value
-        :math:`m(x + i0)`).
+        Spectral parameter, ``Im z >= 0``, ``z != 0`` (``Im z = 0`` gives the boundary
+        value :math:`m(x + i0)`).
     theta1, theta2, y : real
         :math:`\theta_1 > 0`, :math:`\theta_2 \ge 0`, :math:`y > 0`, with the jump law on
         :math:`t > 0`.
@@ -237,9 +262,11 @@ def stieltjes(z: object, theta1: object, theta2: object, y: object,
     Notes
     -----
     .. math:: m(z) = \int \frac{d\nu_\infty(x)}{x - z}, \qquad
-              z = -\frac{1}{m} + \int \frac{t}{1 + t m}\, d\rho(t),
+              -a b y z^2 m^4 - b y z^2 m^3 + (a - b y + b) z m^2 + z m + 1 = 0,
 
-    solved by continuation in :math:`\operatorname{Im} z` from :math:`m \approx -1/z`.
+    the root with :math:`\operatorname{Im} m > 0 > \operatorname{Im}(z m^2)`. At a real
+    :math:`x` off the support :math:`m` is real: the root nearest :math:`m(x + i\eta)`,
+    :math:`\eta = |x| 10^{-d/2}` (:math:`d` the working digits).
 
     Examples
     --------
@@ -253,10 +280,14 @@ def stieltjes(z: object, theta1: object, theta2: object, y: object,
             zz = mp.mpc(z)
         except (TypeError, ValueError) as exc:
             raise ValueError(f"z must be a complex number, got {z!r}") from exc
-        if zz.imag < 0 or not mp.isfinite(zz):
-            raise ValueError(f"z must be finite with Im z >= 0, got {z!r}")
+        if zz.imag < 0 or zz == 0 or not mp.isfinite(zz):
+            raise ValueError(f"z must be finite and non-zero with Im z >= 0, got {z!r}")
         law = _law(theta1, theta2, y)
-        m = _continue_to(law, zz)
+        a, b, yy = law.a, law.theta2, law.y
+        m, score = _physical(a, b, yy, zz)
+        if zz.imag == 0 and score <= _tol():  # off the support: the real root below m(x+i eta)
+            near = _physical(a, b, yy, zz + 1j * abs(zz) * _tol())[0]
+            m = mp.mpc(min(_roots(_quartic(a, b, yy, zz.real)), key=lambda r: abs(r - near)).real)
     with mp.workdps(dps):
         return +m
 
@@ -315,14 +346,10 @@ def density_grid(xs: Iterable[object], theta1: object, theta2: object, y: object
 
     Notes
     -----
-    .. math:: \frac{d\nu_\infty}{dx}(x) = \frac{1}{\pi}\operatorname{Im} m(x + i0).
+    .. math:: \frac{d\nu_\infty}{dx}(x) = \frac{1}{\pi}\operatorname{Im} m(x + i0),
 
-    The points are visited in increasing order; each solve starts from an extrapolation
-    of the previous points' :math:`m` (linear, or :math:`m \propto x^{-1/2}` after a
-    jump in scale near the hard edge at 0), the first from a continuation in
-    :math:`\operatorname{Im} z`.
-    A solve that lands on the conjugate root is reflected to :math:`\operatorname{Im} m > 0`;
-    one that fails falls back to the continuation.
+    :math:`m` the root of the quartic (:func:`stieltjes`) with
+    :math:`\operatorname{Im} m > 0 > \operatorname{Re} m`; each point is solved on its own.
     """
     dps = integer(dps, "dps", 5)
     with mp.workdps(dps + _GUARD):
@@ -330,28 +357,7 @@ def density_grid(xs: Iterable[object], theta1: object, theta2: object, y: object
         pts = [_to_mpf("xs", x) for x in xs]
         if any(p <= 0 for p in pts):
             raise ValueError("xs must all be positive")
-        out: list = [None] * len(pts)
-        done: list[tuple] = []  # (x, m) of the points solved so far, increasing x
-        for i in sorted(range(len(pts)), key=lambda k: pts[k]):
-            z = mp.mpc(pts[i], 0)
-            start = None
-            if done and pts[i] > 2 * done[-1][0]:  # near 0, m(x) ~ c / sqrt(x)
-                start = done[-1][1] * mp.sqrt(done[-1][0] / pts[i])
-            elif len(done) >= 2 and done[-1][0] != done[-2][0]:  # linear extrapolation
-                (x0, m0), (x1, m1) = done[-2:]
-                start = m1 + (m1 - m0) * (pts[i] - x1) / (x1 - x0)
-            elif done:
-                start = done[-1][1]
-            if start is not None and abs(start.imag) < abs(start) / 100:
-                start += 1j * abs(start) / 10  # off the axis, or Newton stays on a real root
-            try:
-                m = _continue_to(law, z, start)
-                if start is not None and abs(m.imag) <= abs(m) * mp.eps * 2**30:
-                    raise ArithmeticError  # real root: re-check by continuation
-            except (ArithmeticError, ZeroDivisionError):
-                m = _continue_to(law, z)
-            done.append((pts[i], m))
-            out[i] = abs(m.imag) / mp.pi
+        out = [_density_at(law.a, law.theta2, law.y, p) for p in pts]
     with mp.workdps(dps):
         return [+v for v in out]
 
@@ -389,22 +395,6 @@ def _edge_point(law: _JumpLaw) -> mpmath.mpf:
     return _refine(law, law.t_max * (1 + gap), hi)
 
 
-def _gap_points(law: _JumpLaw, n_scan: int) -> list[mpmath.mpf]:
-    r"""Critical points :math:`s \in (2a, t_c)` between the atom and the continuous part."""
-    # on (a, 2a] both the atom's term and the continuous part's are negative
-    lo, hi = 2 * law.a, law.a + law.theta2 * (1 - law.sy) ** 2
-    if law.y <= 1 or law.theta2 == 0 or not lo < hi:
-        return []
-    for n in (n_scan, 4 * n_scan):
-        # negative at lo, -> -infinity at hi; scan points clustered at both ends
-        ss = [lo, *(lo + (hi - lo) * (1 - mp.cospi(mp.mpf(k) / n)) / 2 for k in range(1, n))]
-        vals = [_critical(law, v) for v in ss]
-        roots = [_refine(law, ss[k], ss[k + 1])
-                 for k in range(len(ss) - 1) if (vals[k] < 0) != (vals[k + 1] < 0)]
-        if len(roots) % 2 == 0:
-            return roots
-    raise ArithmeticError("support: odd number of inner edges found; raise n_scan")
-
 
 def right_edge(theta1: object, theta2: object, y: object, dps: int = 30) -> mpmath.mpf:
     r"""Right edge of the support of :math:`\nu_\infty`.
@@ -441,8 +431,48 @@ def right_edge(theta1: object, theta2: object, y: object, dps: int = 30) -> mpma
         return +edge
 
 
-def support(theta1: object, theta2: object, y: object, dps: int = 30,
-            n_scan: int = 32) -> list[tuple[mpmath.mpf, mpmath.mpf]]:
+# ---------------------------------------------------------------------------
+# support: edges from the discriminant
+# ---------------------------------------------------------------------------
+
+
+@functools.cache
+def _edge_cubic():
+    """``(a, b, y) -> coefficients`` of the cubic C(z) = disc_m P / (b y z^6), from SymPy."""
+    a, b, y, z, m = sympy.symbols("a b y z m")
+    disc = sympy.discriminant(sympy.Poly(_quartic(a, b, y, z), m))
+    cubic = sympy.Poly(sympy.cancel(disc.as_expr() / (b * y * z**6)), z)
+    if cubic.degree() != 3:
+        raise ArithmeticError(f"edge polynomial of degree {cubic.degree()}, not 3")
+    return sympy.lambdify((a, b, y), cubic.all_coeffs(), "mpmath")
+
+
+def _edge_roots(a, b, y) -> list[mpmath.mpc]:
+    """Roots of the edge cubic C(z)."""
+    return _roots(list(_edge_cubic()(a, b, y)))
+
+
+def _is_real(r: mpmath.mpc) -> bool:
+    return abs(r.imag) <= _tol() * abs(r)
+
+
+def _support(a, b, y) -> list[tuple[mpmath.mpf, mpmath.mpf]]:
+    """Intervals between 0 and the edge-cubic roots with density > 0 inside, merged."""
+    pts = [mp.zero, *sorted(r.real for r in _edge_roots(a, b, y) if _is_real(r) and r.real > 0)]
+    out: list = []
+    for lo, hi in zip(pts, pts[1:]):
+        if _density_at(a, b, y, (lo + hi) / 2) > 0:
+            if out and out[-1][1] == lo:
+                out[-1] = (out[-1][0], hi)
+            else:
+                out.append((lo, hi))
+    if not out:
+        raise ArithmeticError("support: no interval with positive density")
+    return out
+
+
+def support(theta1: object, theta2: object, y: object,
+            dps: int = 30) -> list[tuple[mpmath.mpf, mpmath.mpf]]:
     r"""Support of :math:`\nu_\infty` as a list of intervals ``[(0, g1), (g2, E), ...]``.
 
     Parameters
@@ -451,45 +481,32 @@ def support(theta1: object, theta2: object, y: object, dps: int = 30,
         As in :func:`stieltjes`.
     dps : int
         Decimal digits.
-    n_scan : int
-        Points of the scan for a gap (only used when :math:`y > 1`).
 
     Returns
     -------
     list of (mpf, mpf)
         Disjoint intervals in increasing order; the first starts at 0 (rate one: hard
-        edge, density :math:`\propto x^{-1/2}`), the last ends at :func:`right_edge`.
+        edge, density :math:`\propto x^{-1/2}`); the last ends at the right edge
+        :math:`E` (also :func:`right_edge`, by an independent route).
 
     Notes
     -----
-    Real points outside the support are the values :math:`z(m)` on the real intervals
-    where :math:`z'(m) > 0` (Silverstein--Choi). In :math:`s = -1/m`,
-    :math:`z = s^2\int d\rho/(s-t)` and :math:`z' = 0 \iff \int (s-2t)/(s-t)^2\,d\rho = 0`.
-    Below every jump (:math:`s < t` on :math:`\operatorname{supp}\rho`) the integrand is
-    negative, so the only place for inner edges is between the atom :math:`a = \theta_1 -
-    \theta_2` of :math:`\rho` (present when :math:`y > 1`) and its continuous part
-    :math:`[t_c, t_{\max}]`, :math:`t_c = a + \theta_2(1-\sqrt y)^2`; more precisely in
-    :math:`(2a, t_c)`, since the atom's term is negative for :math:`s < 2a`. The critical
-    function is negative at :math:`2a` and tends to :math:`-\infty` at :math:`t_c`; a gap
-    opens where it turns positive. A scan (``n_scan`` points, clustered at both ends;
-    repeated with four times as many if it finds an odd number) brackets its roots,
-    which are refined. A positive excursion narrower than the scan is missed.
-    For example :math:`\beta = 1, y = 10` has a gap, :math:`\beta = 1, y = 2` has none.
+    An edge is a real :math:`z` where two roots of :math:`P` meet, a root of
 
-    Examples
-    --------
-    >>> [(float(a), round(float(b), 6)) for a, b in support(1, 0, 3, dps=15)]
-    [(0.0, 4.0)]
+    .. math:: \operatorname{disc}_m P(m; z) = b y z^6\, C(z), \qquad \deg C = 3
+
+    (:math:`C` is derived from :math:`P` with SymPy). The points 0 < positive real roots of
+    :math:`C` cut :math:`(0, \infty)` into pieces; a piece belongs to the support when
+    the density at its midpoint is positive (adjacent ones are merged). All edges are
+    found, however narrow a gap. For example :math:`\beta = 1, y = 10` has a gap,
+    :math:`\beta = 1, y = 2` has none.
     """
     dps = integer(dps, "dps", 5)
-    if isinstance(n_scan, bool) or not isinstance(n_scan, int) or n_scan < 4:
-        raise ValueError(f"n_scan must be an integer >= 4, got {n_scan!r}")
     with mp.workdps(dps + _GUARD):
         law = _law(theta1, theta2, y)
-        inner = sorted(_z_of_s(law, s) for s in _gap_points(law, n_scan))
-        edges = [mp.zero, *inner, _z_of_s(law, _edge_point(law))]
+        parts = _support(law.a, law.theta2, law.y)
     with mp.workdps(dps):
-        return [(+edges[k], +edges[k + 1]) for k in range(0, len(edges), 2)]
+        return [(+lo, +hi) for lo, hi in parts]
 
 
 # ---------------------------------------------------------------------------
@@ -497,8 +514,10 @@ def support(theta1: object, theta2: object, y: object, dps: int = 30,
 # ---------------------------------------------------------------------------
 
 
-def _gauss_legendre(n: int) -> list[tuple[mpmath.mpf, mpmath.mpf]]:
-    """Nodes and weights of n-point Gauss--Legendre on [-1, 1] (Newton on P_n)."""
+@functools.cache
+def _gauss_legendre(n: int, prec: int) -> tuple[tuple[mpmath.mpf, mpmath.mpf], ...]:
+    """n-point Gauss--Legendre (nodes, weights) on [-1, 1] at ``prec`` bits: NumPy's nodes
+    refined by Newton on P_n in mpmath; the rule is symmetric, so half is computed."""
 
     def p_and_dp(x):  # three-term recurrence: P_n(x), P_n'(x)
         p0, p1 = mp.one, x
@@ -506,26 +525,61 @@ def _gauss_legendre(n: int) -> list[tuple[mpmath.mpf, mpmath.mpf]]:
             p0, p1 = p1, ((2 * k - 1) * x * p1 - (k - 1) * p0) / k
         return p1, n * (x * p1 - p0) / (x * x - 1)
 
-    rules = []
-    for k in range(1, n + 1):
-        x = mp.cos(mp.pi * (k - mp.mpf(1) / 4) / (n + mp.mpf(1) / 2))
-        for _ in range(100):
-            p, dp = p_and_dp(x)
-            step = p / dp
-            x -= step
-            if abs(step) <= mp.eps * 4:
-                break
-        else:
-            raise ArithmeticError("Gauss-Legendre nodes did not converge")
-        dp = p_and_dp(x)[1]
-        rules.append((x, 2 / ((1 - x * x) * dp * dp)))
-    return rules
+    rule = []
+    with mp.workprec(prec):
+        positive = np.polynomial.legendre.leggauss(n)[0][(n + 1) // 2:]  # ascending
+        for x0 in [0.0] * (n % 2) + list(positive):
+            x = mp.mpf(float(x0))
+            for _ in range(20):
+                p, dp = p_and_dp(x)
+                x -= p / dp
+                if abs(p / dp) <= mp.eps * 4:
+                    break
+            else:
+                raise ArithmeticError("Gauss-Legendre nodes did not converge")
+            w = 2 / ((1 - x * x) * p_and_dp(x)[1] ** 2)
+            rule += [(x, w)] if x == 0 else [(x, w), (-x, w)]
+    return tuple(rule)
+
+
+def _piece(qs: list[int], lo, hi, n: int, a, b, y) -> list[mpmath.mpf]:
+    r""":math:`\int_{lo}^{hi} x^q \nu(x)\,dx` by n-point Gauss--Legendre in
+    :math:`\phi \in (0, \pi/2)`, :math:`x = lo + (hi - lo)\sin^2\phi`."""
+    out = [mp.zero] * len(qs)
+    for t, w in _gauss_legendre(n, mp.prec):
+        phi = (t + 1) * mp.pi / 4
+        s, c = mp.sin(phi), mp.cos(phi)
+        x = lo + (hi - lo) * s * s
+        f = w * mp.pi / 2 * (hi - lo) * s * c * _density_at(a, b, y, x)
+        out = [o + f * x**q for o, q in zip(out, qs)]
+    return out
+
+
+def _pieces(intervals: list, roots: list) -> list[tuple[mpmath.mpf, mpmath.mpf]]:
+    """Cut the intervals at the near-cusps (real parts of complex edge roots inside them),
+    and grade each piece geometrically toward an end with another edge root closer than
+    1/8 of its length (a narrow gap or near-cusp): cuts at distances 4d, 16d, ..."""
+    out = []
+    for lo, hi in intervals:
+        pts = [lo, *sorted(r.real for r in roots if r.imag > 0 and not _is_real(r)
+                           and lo < r.real < hi), hi]
+        for u, v in zip(pts, pts[1:]):
+            cuts = {u, v}
+            for end, sign in ((u, 1), (v, -1)):
+                near = [abs(r - end) for r in roots if abs(r - end) > _tol() * abs(r)]
+                step = 4 * min(near, default=v - u)
+                while step < (v - u) / 2:
+                    cuts.add(end + sign * step)
+                    step *= 4
+            cuts = sorted(cuts)
+            out += zip(cuts, cuts[1:])
+    return out
 
 
 def density_moments(qs: Sequence[int], theta1: object, theta2: object, y: object,
                     n_nodes: int = 32, dps: int = 30,
                     intervals: Sequence[tuple] | None = None) -> list[mpmath.mpf]:
-    r"""Moments :math:`\int x^q\, d\nu_\infty` by quadrature of :func:`density`.
+    r"""Moments :math:`\int x^q\, d\nu_\infty` by quadrature of the density.
 
     Parameters
     ----------
@@ -534,9 +588,9 @@ def density_moments(qs: Sequence[int], theta1: object, theta2: object, y: object
     theta1, theta2, y : real
         As in :func:`stieltjes`.
     n_nodes : int
-        Gauss--Legendre nodes in :math:`\phi`, per interval.
+        Gauss--Legendre nodes per piece to start with; doubled until converged.
     dps : int
-        Decimal digits.
+        Decimal digits; the target is a relative accuracy :math:`10^{-\mathrm{dps}}`.
     intervals : sequence of (real, real), optional
         The support, if already computed by :func:`support` (otherwise computed here).
 
@@ -546,33 +600,47 @@ def density_moments(qs: Sequence[int], theta1: object, theta2: object, y: object
 
     Notes
     -----
-    The support is a union of intervals (:func:`support`): the first is :math:`[0, g_1]`
-    with a :math:`x^{-1/2}` hard edge at 0 (rate one), every other edge is a square-root
-    soft edge. On each interval :math:`[L, R]` the substitution
-    :math:`x = L + (R - L)\sin^2\phi` makes the integrand analytic:
+    :math:`\nu_\infty` has no atom, so the moments are those of the density. Each support
+    interval is cut at the real parts of the complex roots of the edge cubic that lie
+    inside it (near-cusps, where a gap is about to open), and graded toward an end with
+    another edge root at a distance :math:`d` below 1/8 of the piece (cuts at
+    :math:`4d, 16d, \dots` from it: a narrow gap or near-cusp). On each piece :math:`[L, R]`
+    the substitution :math:`x = L + (R - L)\sin^2\phi` makes the integrand analytic at
+    the :math:`x^{-1/2}` hard edge at 0 and at square-root edges:
 
     .. math:: \int_L^R x^q \nu(x)\,dx
               = \int_0^{\pi/2} x^q\, \nu(x)\, 2(R - L)\sin\phi\cos\phi\,d\phi,
 
-    integrated by Gauss--Legendre with ``n_nodes`` nodes per interval.
+    by Gauss--Legendre with ``n_nodes``, ``2 n_nodes``, ... nodes, until two successive
+    estimates agree to :math:`10^{-\mathrm{dps}}` of the moment (at most 2048 nodes,
+    or ``2 n_nodes``).
     """
     dps = integer(dps, "dps", 5)
     if isinstance(n_nodes, bool) or not isinstance(n_nodes, int) or n_nodes < 2:
         raise ValueError(f"n_nodes must be an integer >= 2, got {n_nodes!r}")
+    qs = list(qs)
     if any(isinstance(q, bool) or not isinstance(q, int) or q < 0 for q in qs):
         raise ValueError(f"qs must be non-negative integers, got {qs!r}")
     with mp.workdps(dps + _GUARD):
-        rule = _gauss_legendre(n_nodes)
-        phis = [(x + 1) * mp.pi / 4 for x, _ in rule]
-        out = [mp.zero for _ in qs]
+        law = _law(theta1, theta2, y)
+        a, b, yy = law.a, law.theta2, law.y
         if intervals is None:
-            intervals = support(theta1, theta2, y, dps=dps)
-        for lo, hi in ((_to_mpf("intervals", u), _to_mpf("intervals", v)) for u, v in intervals):
-            xs = [lo + (hi - lo) * mp.sin(p) ** 2 for p in phis]
-            dens = density_grid(xs, theta1, theta2, y, dps=dps)
-            jac = [(mp.pi / 4) * w * 2 * (hi - lo) * mp.sin(p) * mp.cos(p)
-                   for (_, w), p in zip(rule, phis)]
-            for i, q in enumerate(qs):
-                out[i] += mp.fsum(x**q * d * j for x, d, j in zip(xs, dens, jac))
+            intervals = _support(a, b, yy)
+        intervals = [(_to_mpf("intervals", u), _to_mpf("intervals", v)) for u, v in intervals]
+        pieces = _pieces(intervals, _edge_roots(a, b, yy))
+        first = [_piece(qs, lo, hi, n_nodes, a, b, yy) for lo, hi in pieces]
+        target = [mp.mpf(10) ** -dps * mp.fsum(abs(e[i]) for e in first) for i in range(len(qs))]
+        out = [mp.zero] * len(qs)
+        for (lo, hi), old in zip(pieces, first):
+            n = n_nodes
+            while True:
+                n *= 2
+                if n > max(_MAX_NODES, 2 * n_nodes):
+                    raise ArithmeticError(f"density moments: no convergence on [{lo}, {hi}]")
+                new = _piece(qs, lo, hi, n, a, b, yy)
+                if all(abs(u - v) <= t for u, v, t in zip(new, old, target)):
+                    break
+                old = new
+            out = [o + u for o, u in zip(out, new)]
     with mp.workdps(dps):
         return [+v for v in out]

@@ -26,6 +26,7 @@ import mpmath as mp
 import numpy as np
 
 from numerics.reference import gaussian_integral
+from theory.exponential import thetas
 from theory.inputs import positive
 
 _TAIL = 60.0   # (E e^{−tX})^{ℓ−1} < e^{−60} beyond the t-grid
@@ -102,7 +103,7 @@ def expected_mass_difference(beta: float, ell: int, d: int | None = None) -> flo
     else:
         nodes, weights = chi2_nodes(d)
         mass = sum(w * row_mass(beta * math.sqrt(v), ell) for v, w in zip(nodes, weights))
-    return (ell * mass - 1) / math.expm1(beta**2) - 1
+    return (ell * mass - 1) / thetas(beta)[0] - 1
 
 
 def row_mass_reference(beta: float, ell: int, dps: int = 20) -> mp.mpf:

@@ -160,6 +160,24 @@ def spectral_moments(eigs: np.ndarray, q_max: int, remove_top: int = 0) -> np.nd
     return np.array([np.mean(kept**q) for q in range(1, q_max + 1)])
 
 
+def clipped_moments(eigs: np.ndarray, q_max: int, clip_top: int) -> np.ndarray:
+    r"""Moments of a spectrum whose top values are clipped to the next one.
+
+    .. math:: m_q = \frac{1}{n}\Big(c\,\lambda_{(c+1)}^q + \sum_{k > c} \lambda_{(k)}^q\Big),
+              \qquad c = \text{clip\_top}.
+
+    All n values count, so the limit is that of the full spectrum; outliers above the bulk
+    weigh no more than the edge, which keeps the spread of high moments small.
+
+    >>> clipped_moments([1.0, 3.0, 100.0], 2, clip_top=1).tolist()
+    [2.3333333333333335, 6.333333333333333]
+    """
+    kept = np.sort(_drop_top(eigs, clip_top, "clip_top"))[::-1]
+    q_max = integer(q_max, "q_max", 1)
+    n = kept.size + clip_top
+    return np.array([(clip_top * kept[0]**q + np.sum(kept**q)) / n for q in range(1, q_max + 1)])
+
+
 def bulk(eigs: np.ndarray, r: int = 3) -> np.ndarray:
     """The spectrum sorted descending with its top r values removed.
 

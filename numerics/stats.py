@@ -8,8 +8,10 @@ pooled: SE = √(Σ_k var_k)/n.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
+import mpmath
 import numpy as np
 
 
@@ -149,3 +151,114 @@ def fit_rate(sizes: list[int] | np.ndarray, values: list[float] | np.ndarray,
     else:
         se = np.sqrt(max(chi2_dof, 1.0) / sxx)
     return Rate(float(slope), float(se))
+
+
+# --------------------------------------------------------------------------- value checks
+
+def t_tail(t: float, dof: float) -> float:
+    """P(|T| > t) for Student's T with ``dof`` degrees of freedom (∞: the normal law).
+
+    Notes
+    -----
+    .. math:: P(|T| > t) = I_{\\nu/(\\nu + t^2)}(\\nu/2, 1/2)
+
+    (the regularized incomplete beta function), by mpmath.
+    """
+    t = abs(float(t))
+    if math.isinf(dof):
+        return math.erfc(t / math.sqrt(2))
+    with mpmath.workdps(20):
+        return float(mpmath.betainc(dof / 2, 0.5, 0, dof / (dof + t * t), regularized=True))
+
+
+def normal_equivalent(t: float, dof: float) -> float:
+    """The normal z with the same two-sided tail as a T statistic t with ``dof`` dof.
+
+    A z-score whose standard error was estimated from few draws is a T statistic; this
+    puts every check on one scale, so that one threshold means one false-alarm rate.
+    """
+    if math.isinf(dof) or t == 0:
+        return float(t)
+    p = t_tail(t, dof)
+    if p <= 0:
+        return math.copysign(math.inf, t)
+    with mpmath.workdps(20):
+        return math.copysign(float(mpmath.sqrt(2) * mpmath.erfinv(1 - mpmath.mpf(p))), t)
+
+
+def t_critical(z: float, dof: float) -> float:
+    """The t whose two-sided T tail (``dof`` dof) equals that of the normal law at z."""
+    if math.isinf(dof):
+        return float(z)
+    target = math.erfc(z / math.sqrt(2))
+    lo, hi = float(z), float(z)
+    while t_tail(hi, dof) > target:
+        hi *= 2
+    for _ in range(60):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if t_tail(mid, dof) > target else (lo, mid)
+    return (lo + hi) / 2
+
+
+def mean_variance(values: np.ndarray) -> tuple[float, float, float]:
+    """(mean, variance of the mean, degrees of freedom) of independent draws."""
+    v = np.asarray(values, dtype=float)
+    if v.size < 2:
+        raise ValueError(f"draws must hold at least 2 values for a standard error (got {v.size})")
+    return float(v.mean()), float(v.var(ddof=1) / v.size), float(v.size - 1)
+
+
+@dataclass(frozen=True)
+class Limit:
+    """An ℓ → ∞ value fitted from the sizes: m(ℓ) = value + Σ_k b_k ℓ^{−p_k}.
+
+    ``se`` is scaled by √(χ²/fit_dof) when the fit is poorer than its errors allow (never
+    shrunk); ``dof`` is the Welch–Satterthwaite degrees of freedom of the variance (from
+    the draws behind each size's variance); ``chi2`` and ``fit_dof`` describe the fit.
+    """
+
+    value: float
+    se: float
+    dof: float
+    chi2: float
+    fit_dof: int
+    powers: tuple[float, ...]
+
+
+def extrapolate(sizes, means, variances, dofs, powers: tuple[float, ...] = (1.0,)) -> Limit:
+    """Weighted least squares of m(ℓ) = m∞ + Σ_k b_k ℓ^{−p_k} over the sizes.
+
+    Parameters
+    ----------
+    sizes : the ℓ; at least len(powers) + 1 of them.
+    means, variances : per size, the mean over draws and the variance of that mean.
+    dofs : per size, the degrees of freedom of that variance (draws − 1, or ∞).
+    powers : the exponents p_k of the finite-size terms.
+
+    Notes
+    -----
+    m∞ = Σ_ℓ c_ℓ m̄_ℓ is linear in the size means (weights 1/var), so
+    Var m∞ = Σ c_ℓ² var_ℓ and its dof is (Σ a_ℓ)²/Σ (a_ℓ²/ν_ℓ), a_ℓ = c_ℓ² var_ℓ.
+    """
+    x = np.asarray(sizes, dtype=float)
+    m = np.asarray(means, dtype=float)
+    var = np.asarray(variances, dtype=float)
+    if x.size < len(powers) + 1:
+        raise ValueError(f"sizes must hold at least {len(powers) + 1} values to fit "
+                         f"{len(powers)} finite-size terms (got {x.size})")
+    if np.any(var <= 0):
+        raise ValueError("variances must be positive (every size needs a standard error)")
+    X = np.column_stack([np.ones_like(x)] + [x ** -p for p in powers])
+    w = 1 / var
+    cov = np.linalg.inv(X.T @ (w[:, None] * X))
+    coef = cov @ (X.T @ (w * m))
+    c = (cov @ (X.T * w))[0]                      # m∞ = c · m̄
+    resid = m - X @ coef
+    chi2 = float(np.sum(w * resid**2))
+    fit_dof = int(x.size - X.shape[1])
+    inflate = max(1.0, chi2 / fit_dof) if fit_dof > 0 else 1.0
+    a = c**2 * var
+    nu = np.asarray(dofs, dtype=float)
+    dof = float(np.sum(a) ** 2 / np.sum(a**2 / nu)) if np.all(np.isfinite(nu)) else math.inf
+    return Limit(float(coef[0]), float(math.sqrt(cov[0, 0] * inflate)), dof, chi2, fit_dof,
+                 tuple(powers))

@@ -25,6 +25,7 @@ from numerics import spectra, stats
 from numerics.chain import key_gram
 from numerics.limit_density import right_edge
 from numerics.sampling import attention, draw_rng, normalizer, sample_scores
+from theory.exponential import thetas
 from theory.inputs import d_qk
 from theory.linear_model import sigma_f, sigma_f_truncated, sigma_G
 from theory.threshold import ORDER_MODELS, first_omitted
@@ -86,7 +87,7 @@ def measure_temperature(c: float, ell: int, y: float, seed: int, draw: int,
     scores = sample_scores(ell, d, rng)
     root = math.sqrt(ell)
     m0 = attention(scores.S, beta) * root - 1 / root
-    theta1, theta2 = math.expm1(beta**2), beta**2
+    theta1, theta2 = thetas(beta)
     lin = (beta * scores.S + math.sqrt(theta1 - theta2) * rng.standard_normal((ell, ell))) / root
     s_m0, s_lin = spectra.squared_singular_values(m0), spectra.squared_singular_values(lin)
     D = normalizer(scores.S, beta)
@@ -114,7 +115,7 @@ def measure_order(alpha: float, ell: int, beta: float, seed: int, draw: int) -> 
     rng = draw_rng(seed, "threshold-order", ell, draw)
     rho = key_gram(sample_scores(ell, d, rng).K)
     G = rng.standard_normal((ell, ell)) / math.sqrt(ell)
-    theta1 = math.expm1(beta**2)
+    theta1 = thetas(beta)[0]
     covariances = {"lin_Q": sigma_f(rho, beta), "lin_f": sigma_G(rho, beta)}
     covariances.update({name: sigma_f_truncated(rho, beta, first_omitted(name) - 1)
                         for name in ORDER_MODELS if name != "lin_f"})

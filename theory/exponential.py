@@ -13,6 +13,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 import sympy as sp
+from sympy.codegen.rewriting import expm1_opt, optimize
 
 from theory.gaussian import chi2_expectation, gaussian_expectation
 from theory.inputs import integer
@@ -84,6 +85,29 @@ def theta2() -> sp.Expr:
     beta**2
     """
     return sp.simplify(gaussian_expectation(sp.diff(target("f"), x), x) ** 2)
+
+
+def thetas(b: float) -> tuple[float, float]:
+    """(θ₁, θ₂) at β = b as floats, evaluated from ``theta1()`` and ``theta2()``.
+
+    The one numeric source of θ₁ and θ₂: the chain, the law, the threshold work, the
+    tables and the figures call this (e^{β²} − 1 is evaluated with ``expm1``).
+
+    >>> thetas(1.0)
+    (1.718281828459045, 1.0)
+    """
+    return _numeric(theta1())(b), _numeric(theta2())(b)
+
+
+def f_values(S, b: float):
+    """f(S) = e^{βS − β²/2} − 1 elementwise (NumPy, ``expm1``), evaluated from ``target("f")``."""
+    return _numeric(target("f"), (beta, x), "numpy")(b, S)
+
+
+@lru_cache(maxsize=None)
+def _numeric(expr: sp.Expr, args=(beta,), modules: str = "math"):
+    """A float function of ``expr``, keyed by the expression, e^u − 1 rewritten to expm1."""
+    return sp.lambdify(args, optimize(expr, [expm1_opt]), modules=modules)
 
 
 def nonlinear_variance() -> sp.Expr:

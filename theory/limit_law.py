@@ -38,7 +38,9 @@ from sympy import Expr, binomial, catalan, sring
 from sympy.polys.ring_series import rs_mul
 from sympy.polys.rings import ring
 
+from theory import exponential as ex
 from theory.inputs import integer
+from theory.symbols import beta as beta_symbol
 
 __all__ = [
     "from_beta",
@@ -123,7 +125,7 @@ def from_beta(beta: object) -> tuple[Expr, Expr]:
         raise ValueError(f"beta must be real and finite, got {beta!r}")
     if b.is_zero:
         raise ValueError("beta must be non-zero (theta1 = 0 makes the limit law degenerate)")
-    return sympy.exp(b**2) - 1, b**2
+    return ex.theta1().subs(beta_symbol, b), ex.theta2().subs(beta_symbol, b)
 
 
 def narayana_moments(n: int, y: object) -> list[Expr]:

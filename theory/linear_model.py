@@ -26,6 +26,7 @@ import numpy as np
 import sympy as sp
 from sympy.codegen.rewriting import expm1_opt, optimize
 
+from theory import exponential as ex
 from theory.inputs import positive
 
 __all__ = [
@@ -43,11 +44,9 @@ __all__ = [
     "sigma_f_expr",
     "sigma_f_truncated",
     "standard_normal_mgf",
-    "theta1_expr",
-    "theta2_expr",
 ]
 
-BETA = sp.Symbol("beta", positive=True)
+BETA = sp.Symbol("beta", positive=True)      # == theory.symbols.beta
 RHO_JJ = sp.Symbol("rho_jj", positive=True)
 RHO_KK = sp.Symbol("rho_kk", positive=True)
 RHO_JK = sp.Symbol("rho_jk", real=True)
@@ -192,34 +191,6 @@ def _sigma_f_derivative(k: int) -> sp.Expr:
     return _DERIVATIVES[k]
 
 
-@cache
-def theta1_expr() -> sp.Expr:
-    """θ₁ = E f(χ)², χ ~ N(0, 1), as an expression in β.
-
-    Notes
-    -----
-    Expanding the square and using the 1-D MGF,
-
-    .. math:: \\theta_1 = e^{-\\beta^2} M(2\\beta) - 2 e^{-\\beta^2/2} M(\\beta) + 1
-              = e^{\\beta^2} - 1.
-    """
-    value = sp.exp(-(BETA**2)) * _mgf(2 * BETA) - 2 * sp.exp(-(BETA**2) / 2) * _mgf(BETA) + 1
-    return sp.simplify(value)
-
-
-@cache
-def theta2_expr() -> sp.Expr:
-    """θ₂ = (E f′(χ))², χ ~ N(0, 1), as an expression in β.
-
-    Notes
-    -----
-    f′(x) = β e^{βx − β²/2}, so
-
-    .. math:: \\theta_2 = \\big(\\beta e^{-\\beta^2/2} M(\\beta)\\big)^2 = \\beta^2.
-    """
-    return sp.simplify((BETA * sp.exp(-(BETA**2) / 2) * _mgf(BETA)) ** 2)
-
-
 def sigma_G_expr(diagonal: bool = False) -> sp.Expr:
     """An entry of the linear covariance Σ_G = θ₂ ρ + (θ₁ − θ₂) I.
 
@@ -237,9 +208,10 @@ def sigma_G_expr(diagonal: bool = False) -> sp.Expr:
     It is the covariance of a row of βS + √(θ₁ − θ₂) Z given K. When ρ_jj = 1 it equals
     the k ≤ 1 truncation of the Hadamard expansion of Σ_f with the exact diagonal θ₁.
     """
+    t1, t2 = ex.theta1(), ex.theta2()      # in theory.symbols.beta, the same symbol as BETA
     if diagonal:
-        return theta2_expr() * RHO_JJ + theta1_expr() - theta2_expr()
-    return theta2_expr() * RHO_JK
+        return t2 * RHO_JJ + t1 - t2
+    return t2 * RHO_JK
 
 
 # --------------------------------------------------------------------------- numeric
@@ -265,9 +237,14 @@ def _hadamard_numeric(k: int) -> Callable[..., np.ndarray]:
     return _lambdify((BETA, RHO_JJ, RHO_KK), hadamard_coefficient(k))
 
 
-@cache
 def _sigma_G_numeric(diagonal: bool) -> Callable[..., np.ndarray]:
-    return _lambdify((BETA, RHO_JJ if diagonal else RHO_JK), sigma_G_expr(diagonal))
+    return _lambdify_cached((BETA, RHO_JJ if diagonal else RHO_JK), sigma_G_expr(diagonal))
+
+
+@cache
+def _lambdify_cached(args: tuple[sp.Symbol, ...], expr: sp.Expr) -> Callable[..., np.ndarray]:
+    """``_lambdify`` keyed by the expression (θ₁, θ₂ are read from their source each call)."""
+    return _lambdify(args, expr)
 
 
 def _check_rho_diag(rho_diag: np.ndarray, name: str = "rho_diag") -> np.ndarray:

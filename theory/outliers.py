@@ -24,6 +24,7 @@ from functools import lru_cache
 import mpmath as mp
 import sympy as sp
 
+from theory import exponential as ex
 from theory.symbols import y
 
 w, s, G = sp.symbols("w s G")
@@ -52,7 +53,7 @@ def jump_stieltjes() -> sp.Expr:
 
 
 def _numeric(b: float, yy: float):
-    t1, t2 = mp.expm1(mp.mpf(b) ** 2), mp.mpf(b) ** 2
+    t1, t2 = (mp.mpf(v) for v in ex.thetas(b))
     expr = jump_stieltjes().subs({theta1_s: t1, theta2_s: t2, y: mp.mpf(yy)})
     g = sp.lambdify(s, expr, "mpmath")
     dz = sp.lambdify(s, sp.diff(s**2 * expr, s), "mpmath")

@@ -53,6 +53,7 @@ import mpmath
 
 import sympy as sp
 
+from theory import exponential as ex
 from theory import normalizer
 from theory.gaussian import chi2_expectation, pair_expectation
 from theory.symbols import beta, d_qk, ell
@@ -239,7 +240,7 @@ def _order_distance(model: str) -> tuple[sp.Expr, sp.Expr]:
     if diag is not None:
         mean_diag, diag_rates = chi2_expectation(diag**2, _v, d_qk)
         bound = max([bound, *[2 * t for t in diag_rates]])
-    theta1 = sp.exp(beta**2) - 1
+    theta1 = ex.theta1()
     return ((ell - 1) * mean_off + mean_diag) / theta1**2, bound
 
 

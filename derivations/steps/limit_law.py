@@ -3,10 +3,14 @@
 ν∞ is the free Poisson law of rate 1 and jump law ρ (the law of θ₁ − θ₂ + θ₂x, x ~ MP_y):
 its free cumulants are the moments of ρ. Moments by the non-crossing recursion, checked
 against Lagrange inversion of the functional equation and quadrature of the density; the
-right edge by the Stieltjes equation, checked against a closed-form route.
+right edge by the Stieltjes equation, checked against a closed-form route. The sampled
+spectra (the law draws of ``derivations.sweep``) judge the values: m₁ against its exact
+mean at each ℓ, and m₁..m₄ and the bulk edge fitted to ℓ → ∞ against ν∞.
 """
 
 from __future__ import annotations
+
+from functools import lru_cache
 
 import mpmath as mp
 import numpy as np
@@ -17,6 +21,8 @@ from derivations import sweep
 from derivations.params import Params
 from derivations.step import Step, Table, digits_agree, digits_text
 from numerics import limit_density
+from numerics.softmax_mass import expected_mass_difference
+from theory import exponential as ex
 from theory import limit_law as ll
 from theory import outliers
 from theory.symbols import beta, positive_beta, y
@@ -27,6 +33,12 @@ EDGE_DPS = 30
 MIN_EDGE_DIGITS = 12
 MIN_DENSITY_DIGITS = 10
 DENSITY_NODES = 96      # Gauss–Legendre nodes per support interval (32 give 7 digits at y = 2)
+FULL_POWERS = (1.0, 2.0)        # m_q of the whole spectrum: m∞ + b/ℓ + c/ℓ²
+CLIP_TOP = 2                    # the bulk: the top 2 of the spectrum clipped to the third
+BULK_POWERS = (1.0, 5 / 3)      # clipping leaves (edge − λ_k) ~ ℓ^{-2/3} per value over ℓ
+EDGE_POWERS = (2 / 3, 4 / 3)    # λ_{r+1}: the Tracy–Widom scale ℓ^{-2/3} and its square
+MOMENT_SLOPE = -0.5             # slope rows: |m_q − m_q(ν)| decays at least this fast
+EDGE_SLOPE = -2 / 3
 
 
 def moments_symbolic(order: int = K) -> list[sp.Expr]:
@@ -42,6 +54,7 @@ def latex() -> str:
 
 
 def derive(params: Params) -> dict[str, sp.Expr | str]:
+    routes(params.beta, params.y)        # the theory's numbers, before any sampling
     out: dict[str, sp.Expr | str] = {f"m_{q + 1}": m for q, m in enumerate(moments_symbolic())}
     out["right edge"] = r"z(m^*),\ z'(m^*) = 0,\ z(m) = -1/m + \int t/(1 + tm)\,d\rho(t)"
     return out
@@ -54,72 +67,110 @@ def limit_values(params: Params) -> tuple[np.ndarray, float]:
     return moments, float(outliers.edge_point(params.beta, params.y)[1])
 
 
-def routes_table(params: Params) -> Table:
-    b, yy = positive_beta(params.beta), sp.Rational(str(params.y))
+@lru_cache(maxsize=4)
+def routes(b_value: float, y_value: float) -> tuple[list, tuple]:
+    """The moments and edge of ν∞ by every route: (rows of moments, edge row)."""
+    b, yy = positive_beta(b_value), sp.Rational(str(y_value))
     t1, t2 = ll.from_beta(b)
-    table = Table("Moments and edge of nu_infinity by independent routes",
-                  ["quantity", "value", "second route", "agreement"])
     first = ll.limit_moments(K, t1, t2, yy)
     second = ll.limit_moments_functional(K, t1, t2, yy)
     with mp.workdps(20):
         density = limit_density.density_moments(list(range(1, K + 1)), t1, t2, yy,
                                                  n_nodes=DENSITY_NODES, dps=20)
+    moments = []
     for q in range(K):
         same = sp.simplify(first[q] - second[q]) == 0
-        dig = digits_agree(density[q], mp.mpf(sp.N(first[q], 30)))
-        table.add([f"m_{q + 1}", mp.nstr(mp.mpf(sp.N(first[q], 20)), 15),
+        moments.append((mp.mpf(sp.N(first[q], 30)), same, mp.mpf(density[q])))
+    with mp.workdps(EDGE_DPS):
+        stieltjes_edge = limit_density.right_edge(t1, t2, yy, dps=EDGE_DPS)
+        closed_edge = outliers.edge_point(b_value, y_value, EDGE_DPS)[1]
+    return moments, (stieltjes_edge, closed_edge)
+
+
+def routes_table(params: Params) -> Table:
+    table = Table("Moments and edge of nu_infinity by independent routes",
+                  ["quantity", "value", "second route", "agreement"])
+    moments, (stieltjes_edge, closed_edge) = routes(params.beta, params.y)
+    for q, (value, same, density) in enumerate(moments):
+        dig = digits_agree(density, value)
+        table.add([f"m_{q + 1}", mp.nstr(value, 15),
                    "functional equation (exact); density quadrature",
                    f"{'equal' if same else 'DIFFERENT'}; {digits_text(dig)} digits"],
                   same and dig >= MIN_DENSITY_DIGITS)
-    with mp.workdps(EDGE_DPS):
-        stieltjes_edge = limit_density.right_edge(t1, t2, yy, dps=EDGE_DPS)
-        closed_edge = outliers.edge_point(params.beta, params.y, EDGE_DPS)[1]
-        dig = digits_agree(stieltjes_edge, closed_edge)
-        table.add(["right edge E", mp.nstr(stieltjes_edge, 20),
-                   "closed-form Stieltjes transform of MP_y", f"{digits_text(dig)} digits"],
-                  dig >= MIN_EDGE_DIGITS)
-        table.add(["MP surrogate edge 4 theta1", mp.nstr(4 * (mp.e ** (mp.mpf(b.p) ** 2
-                                                                      / b.q**2) - 1), 20),
-                   "", f"ratio E/(4 theta1) = {mp.nstr(stieltjes_edge / (4 * (mp.e ** (mp.mpf(b.p) ** 2 / b.q**2) - 1)), 8)}"])
+    dig = digits_agree(stieltjes_edge, closed_edge)
+    table.add(["right edge E", mp.nstr(stieltjes_edge, 20),
+               "closed-form Stieltjes transform of MP_y", f"{digits_text(dig)} digits"],
+              dig >= MIN_EDGE_DIGITS)
+    mp_edge = 4 * ex.thetas(params.beta)[0]
+    table.add(["MP surrogate edge 4 theta1", ev.fmt(mp_edge, 15), "",
+               f"ratio E/(4 theta1) = {float(stieltjes_edge) / mp_edge:.8g}"])
+    return table
+
+
+def exact_m1(params: Params, ell: int) -> float:
+    """E m₁(√ℓA⊥) at ℓ and d_qk, exactly (the mass a softmax row keeps, a Laplace integral)."""
+    return ex.thetas(params.beta)[0] * (1 + expected_mass_difference(params.beta, ell,
+                                                                     params.d_qk(ell)))
+
+
+def values_table(params: Params, law: dict, nu: np.ndarray, edge: float) -> Table:
+    sizes, r = sorted(law), params.remove_top
+    table = ev.value_table("Values of nu_infinity from the sampled spectra of sqrt(ell) A_perp")
+    per = lambda fn: [np.array([fn(d) for d in law[ell]]) for ell in sizes]  # noqa: E731
+    ev.exact_rows(table, "m_1(M0), full", sizes, per(lambda d: d.moments(1)[0]),
+                  [exact_m1(params, ell) for ell in sizes])
+    for q in range(1, K + 1):
+        ev.limit_row(table, f"m_{q}(M0), full, ell -> inf", sizes,
+                     per(lambda d, q=q: d.moments(K)[q - 1]), nu[q - 1], FULL_POWERS)
+    for q in range(1, K + 1):
+        ev.limit_row(table, f"m_{q}(M0), bulk (top {CLIP_TOP} clipped to lambda_"
+                     f"{CLIP_TOP + 1}), ell -> inf", sizes,
+                     per(lambda d, q=q: d.clipped(K, CLIP_TOP)[q - 1]), nu[q - 1], BULK_POWERS)
+    ev.limit_row(table, f"bulk edge lambda_{r + 1}(M0), ell -> inf", sizes,
+                 per(lambda d: d.eigs[r]), edge, EDGE_POWERS)
     return table
 
 
 def check(params: Params) -> list[Table]:
-    sw = sweep.chain_sweep(params)
+    law = sweep.law_sweep(params)
+    sizes = sorted(law)
     nu, edge = limit_values(params)
-    rates = ev.rate_table("Convergence of sqrt(ell) A_perp to nu_infinity: |m_q - m_q(nu)| per "
-                          "draw, and the bulk edge (leading order: slope -1 for moments, -2/3 "
-                          "for the edge)", params)
+    values = values_table(params, law, nu, edge)
+    rates = ev.rate_table(f"Convergence of sqrt(ell) A_perp to nu_infinity: |m_q - m_q(nu)| per "
+                          f"draw, and the bulk edge (bound: slope {MOMENT_SLOPE:g} for moments, "
+                          f"{EDGE_SLOPE:.3g} for the edge)", params, sizes=sizes)
     top = params.remove_top
     for r in sorted({0, top}):
         where = "full" if r == 0 else f"bulk (top {r} removed)"
         for q in range(1, K + 1):
             ev.rate_row(rates, f"|m_{q}(M0) - m_{q}(nu)|, {where}", params,
-                        ev.per_size(sw, lambda m, q=q, r=r: abs(m.moments("M0", r)[q - 1]
-                                                                 - nu[q - 1])),
-                        -0.5, "at most", 0.1)
+                        [np.array([abs(d.moments(K, r)[q - 1] - nu[q - 1]) for d in law[ell]])
+                         for ell in sizes], MOMENT_SLOPE, "at most", 0.1, sizes=sizes)
     ev.rate_row(rates, f"|lambda_{top + 1}(M0) - E| (bulk edge)", params,
-                ev.per_size(sw, lambda m: abs(m.spectra["M0"][top] - edge)),
-                -2 / 3, "at most", 0.2)
-    largest = max(sw)
-    mp_moments = [float(v) for v in ll.mp_surrogate_moments(
-        K, sp.exp(positive_beta(params.beta) ** 2) - 1)]
+                [np.array([abs(d.eigs[top] - edge) for d in law[ell]]) for ell in sizes],
+                EDGE_SLOPE, "at most", 0.2, sizes=sizes)
+    largest = max(law)
+    mp_moments = [float(v) for v in ll.mp_surrogate_moments(K, ex.thetas(params.beta)[0])]
     summary = Table(f"At ell = {largest}: moments of sqrt(ell) A_perp against nu_infinity and the "
                     "Marchenko-Pastur surrogate theta1 MP_1",
                     ["moment", "full ± se", "bulk ± se", "nu_infinity", "MP surrogate",
                      "rel. error to nu (full)", "rel. error to MP (full)"])
+    full = np.array([np.mean([d.moments(K)[q] for d in law[largest]]) for q in range(K)])
     for q in range(K):
-        full = ev.mean_se(np.array([m.moments("M0")[q] for m in sw[largest]]))
-        bulk = ev.mean_se(np.array([m.moments("M0", top)[q] for m in sw[largest]]))
-        summary.add([f"m_{q + 1}", ev.pm(*full), ev.pm(*bulk), ev.fmt(nu[q], 8),
-                     ev.fmt(mp_moments[q], 8), ev.fmt(full[0] / nu[q] - 1, 3),
-                     ev.fmt(full[0] / mp_moments[q] - 1, 3)])
-    full = np.array([np.mean([m.moments("M0")[q] for m in sw[largest]]) for q in range(K)])
+        f = ev.mean_se(np.array([d.moments(K)[q] for d in law[largest]]))
+        b = ev.mean_se(np.array([d.moments(K, top)[q] for d in law[largest]]))
+        summary.add([f"m_{q + 1}", ev.pm(*f), ev.pm(*b), ev.fmt(nu[q], 8),
+                     ev.fmt(mp_moments[q], 8), ev.fmt(f[0] / nu[q] - 1, 3),
+                     ev.fmt(f[0] / mp_moments[q] - 1, 3)])
     summary.note = (f"The moments of the full pipeline agree with nu_infinity to within "
-                    f"{np.max(np.abs(full / nu - 1)):.1%} at ell = {largest} (and converge at the "
-                    f"rates above); they miss the Marchenko-Pastur surrogate by up to "
+                    f"{np.max(np.abs(full / nu - 1)):.1%} at ell = {largest}; they miss the "
+                    f"Marchenko-Pastur surrogate by up to "
                     f"{np.max(np.abs(full / np.array(mp_moments) - 1)):.0%}.")
-    return [routes_table(params), rates, summary]
+    return [routes_table(params), values, rates, summary]
+
+
+def _powers(p: tuple[float, ...]) -> str:
+    return ", ".join(f"ell^-{v:.3g}" for v in p)
 
 
 STEP = Step(
@@ -132,13 +183,18 @@ STEP = Step(
     latex=latex,
     derive=derive,
     check=check,
-    validate=sweep.validate,
+    validate=sweep.validate_law,
     method=("Moments by two symbolic routes and by quadrature of the density; the edge by the "
-            "Stieltjes equation with quadrature of rho and by the closed-form transform of MP_y; "
-            "on the shared draws, |m_q(M0) - m_q(nu)| (full and bulk) and the bulk edge gap "
-            "against ell with fitted slopes; a summary at the largest size against nu_infinity "
-            "and the MP surrogate."),
-    failure=("routes disagreeing (moments not equal, fewer than 10 digits from the density or "
-             "12 for the edge), or a moment error or the edge gap decaying slower than "
-             "ell^-1/2."),
+            "Stieltjes equation with quadrature of rho and by the closed-form transform of MP_y. "
+            f"On the law draws ({sweep.LAW_TEXT}): m_1 against its exact mean at each ell; "
+            f"m_1..m_4 fitted to ell -> inf (full spectrum: {_powers(FULL_POWERS)}; bulk, the top "
+            f"{CLIP_TOP} clipped to lambda_{CLIP_TOP + 1}: {_powers(BULK_POWERS)}) and the bulk "
+            f"edge lambda_(r+1) ({_powers(EDGE_POWERS)}) "
+            "against nu_infinity, each with the relative error it detects; |m_q - m_q(nu)| and "
+            "the edge gap against ell with fitted slopes."),
+    failure=(f"routes disagreeing (moments not equal, fewer than {MIN_DENSITY_DIGITS} digits "
+             f"from the density or {MIN_EDGE_DIGITS} for the edge), a value more than "
+             f"{ev.VALUE_Z:g} se (normal scale) from its prediction, or a moment error decaying "
+             f"slower than ell^{MOMENT_SLOPE:g} or the edge gap slower than "
+             f"ell^{EDGE_SLOPE:.3g}."),
 )

@@ -87,11 +87,13 @@ def exact_table(params: Params) -> Table:
         d = params.d_qk(L)
         with mp.workdps(DPS + 5):
             B2 = mp.mpf(b.p) ** 2 / mp.mpf(b.q) ** 2
-            # E[e^{tS} | v] = e^{t² v/2} (Gaussian MGF), then the chi-square integral
-            mu = mp.exp(-B2 / 2) * chi2_integral(lambda v: mp.exp(B2 * v / 2), d, DPS)
-            m2 = mp.exp(-B2) * chi2_integral(lambda v: mp.exp(2 * B2 * v), d, DPS)
-            m11 = mp.exp(-B2) * chi2_integral(lambda v: mp.exp(B2 * v), d, DPS)
-            var = m2 / L + (1 - mp.mpf(1) / L) * m11 - mu**2
+            # E[e^{tS} | v] = e^{t² v/2} (Gaussian MGF), then the chi-square integral; the
+            # variance by the law of total variance, Var D = E Var(D | q) + Var E(D | q):
+            # given q the ℓ entries are i.i.d., so Var(D | q) = Var(X | v)/ℓ
+            mean_given = lambda v: mp.exp(B2 * (v - 1) / 2)  # noqa: E731
+            var_given = lambda v: mp.exp(B2 * (2 * v - 1)) - mean_given(v) ** 2  # noqa: E731
+            mu = chi2_integral(mean_given, d, DPS)
+            var = chi2_integral(lambda v: var_given(v) / L + mean_given(v) ** 2, d, DPS) - mu**2
             e_sym, v_sym = evaluate(nz.mean(), params.beta, L, d), evaluate(nz.variance(), params.beta, L, d)
             dig = (digits_agree(mu, e_sym), digits_agree(var, v_sym))
             table.add([L, d, mp.nstr(e_sym, 15), mp.nstr(v_sym, 15), digits_text(dig[0]),

@@ -1,8 +1,8 @@
 """Step ``not-marchenko-pastur``: √ℓA⊥ is not the i.i.d. surrogate √θ₁Z/√ℓ (math.md §5).
 
 The surrogate θ₁·MP₁ has m₂ = 2θ₁² and edge 4θ₁; ν∞ has m₂ = 2θ₁² + yθ₂² and a larger
-edge. The separation is a constant while the standard errors shrink as 1/ℓ, so measured
-in standard errors it grows like ℓ.
+edge. The sampled gap is judged as a value (fitted to ℓ → ∞, against yθ₂²), and the
+surrogate's values are rejected by the fitted ones.
 """
 
 from __future__ import annotations
@@ -14,12 +14,14 @@ from derivations import evidence as ev
 from derivations import sweep
 from derivations.params import Params
 from derivations.step import Step, Table
-from derivations.steps.limit_law import limit_values
+from derivations.steps.limit_law import EDGE_POWERS, FULL_POWERS, limit_values
+from theory import exponential as ex
 from theory import limit_law as ll
 from theory.symbols import beta, positive_beta, y
 
 ID = "not-marchenko-pastur"
 SEPARATION = 5.0
+POWER = 2 * SEPARATION     # a separation this large in se fails 5 se with p < 3e-7
 
 
 def gap() -> sp.Expr:
@@ -34,68 +36,46 @@ def latex() -> str:
 
 
 def derive(params: Params) -> dict[str, sp.Expr | str]:
-    return {"m_2(nu) - m_2(MP surrogate)": gap(), "MP surrogate edge": 4 * (sp.exp(beta**2) - 1)}
-
-
-def _separation(a: np.ndarray, b: np.ndarray) -> tuple[float, float]:
-    """(mean difference, its standard error) of two independent sets of draws."""
-    (ma, sa), (mb, sb) = ev.mean_se(a), ev.mean_se(b)
-    return ma - mb, float(np.hypot(sa, sb))
+    return {"m_2(nu) - m_2(MP surrogate)": gap(),
+            "MP surrogate edge": ll.mp_edge(ex.theta1())}
 
 
 def check(params: Params) -> list[Table]:
-    sw = sweep.chain_sweep(params)
+    law = sweep.law_sweep(params)
+    sizes, top = sorted(law), params.remove_top
     _, edge = limit_values(params)
-    top = params.remove_top
-    b = positive_beta(params.beta)
-    theta1 = float(sp.exp(b**2) - 1)
-    predicted_gap = float(gap().subs({beta: b, y: sp.Rational(str(params.y))}))
-    mp_m2 = 2 * theta1**2
-    table = Table(f"sqrt(ell) A_perp against the MP surrogate (pass: separated by more than "
-                  f"{SEPARATION:g} standard errors at every size)",
-                  ["statistic", "ell", "M0 ± se", "surrogate ± se", "difference",
-                   "predicted", "separation (se)"])
-    separations: dict[str, list[np.ndarray]] = {}
-    # the full m_2 carries the outliers' heavy tails: reported, not judged
-    rows = [("m_2, full", lambda m, k: m.moments(k)[1], predicted_gap, False),
-            (f"m_2, bulk (top {top} removed)", lambda m, k: m.moments(k, top)[1],
-             predicted_gap, True),
-            (f"bulk edge lambda_{top + 1}", lambda m, k: m.spectra[k][top], edge - 4 * theta1,
-             True)]
-    judged_labels = [label for label, *_, judged in rows if judged]
-    for label, fn, predicted, judged in rows:
-        seps = []
-        for ell, draws in sw.items():
-            a = np.array([fn(m, "M0") for m in draws])
-            s = np.array([fn(m, "surrogate") for m in draws])
-            diff, se = _separation(a, s)
-            sep = diff / se if se > 0 else float("inf")
-            seps.append(sep)
-            table.add([label, ell, ev.pm(*ev.mean_se(a)), ev.pm(*ev.mean_se(s)),
-                       ev.fmt(diff, 5), ev.fmt(predicted, 5), ev.fmt(sep, 4)],
-                      sep > SEPARATION if judged else None)
-        separations[label] = [np.array([v]) for v in seps]
-    reject = Table(f"z of m_2(M0) against the MP value 2 theta1^2 (pass: the combined z over "
-                   f"sizes exceeds {ev.Z_MAX:g}: the surrogate is rejected)",
-                   ["statistic", "ell", "measured ± se", "MP value", "z"])
-    zs = []
-    for ell, draws in sw.items():
-        mean, se = ev.mean_se(np.array([m.moments("M0")[1] for m in draws]))
-        z = (mean - mp_m2) / se if se > 0 else float("inf")
-        zs.append(z)
-        reject.add(["m_2 (full)", ell, ev.pm(mean, se), ev.fmt(mp_m2, 8), ev.fmt(z, 4)])
-    combined = ev.stouffer(zs)
-    reject.add(["m_2 (full)", "all", "", "", f"{combined:.4g} (combined)"
-                + (": MP rejected" if combined > ev.Z_MAX else "")], combined > ev.Z_MAX)
-    growth = ev.rate_table("The separation (in standard errors) grows with ell "
-                           "(predicted slope 1: a constant gap over errors of order 1/ell)",
-                           params)
-    finite = all(np.isfinite(v[0]) for seps in separations.values() for v in seps)
-    if finite:
-        for label, seps in separations.items():
-            ev.rate_row(growth, f"separation of {label}", params, seps, 1.0, "at least", 0.5,
-                        judged=label in judged_labels)
-    return [table, reject] + ([growth] if finite else [])
+    theta1 = ex.thetas(params.beta)[0]
+    predicted_gap = float(gap().subs({beta: positive_beta(params.beta),
+                                      y: sp.Rational(str(params.y))}))
+    mp_m2, mp_edge = 2 * theta1**2, 4 * theta1
+    m2 = [np.array([d.moments(2)[1] for d in law[ell]]) for ell in sizes]
+    values = ev.value_table("The gap to the MP surrogate, fitted to ell -> inf")
+    ev.limit_row(values, "m_2(M0) - 2 theta1^2, ell -> inf", sizes, [v - mp_m2 for v in m2],
+                 predicted_gap, FULL_POWERS)
+    reject = Table(f"The surrogate's values, rejected (pass: the fitted ell -> inf value exceeds "
+                   f"the MP value by more than {SEPARATION:g} se; judged where the predicted "
+                   f"separation is at least {POWER:g} se, so that correct code passes)",
+                   ["statistic", "estimate ± se", "MP value", "nu_infinity", "separation (se)"])
+    for label, per, mp_value, nu_value, powers in (
+            ("m_2(M0), full", m2, mp_m2, mp_m2 + predicted_gap, FULL_POWERS),
+            (f"bulk edge lambda_{top + 1}(M0)",
+             [np.array([d.eigs[top] for d in law[ell]]) for ell in sizes], mp_edge, edge,
+             EDGE_POWERS)):
+        limit = ev.extrapolated(sizes, per, powers)
+        sep = (limit.value - mp_value) / limit.se
+        power = (nu_value - mp_value) / limit.se
+        text = ev.fmt(sep, 4) if power >= POWER else (
+            f"{sep:.4g} (not judged: predicted separation {power:.3g} se < {POWER:g}; more "
+            "draws or sizes)")
+        reject.add([label, ev.pm(limit.value, limit.se), ev.fmt(mp_value, 8),
+                    ev.fmt(nu_value, 8), text], sep > SEPARATION if power >= POWER else None)
+    growth = Table("m_2(M0) against the MP value 2 theta1^2 at each size (reported: the "
+                   "separation in se grows like ell, a constant gap over errors of order 1/ell)",
+                   ["ell", "draws", "m_2 ± se", "MP value", "separation (se)"])
+    for ell, v in zip(sizes, m2):
+        mean, se = ev.mean_se(v)
+        growth.add([ell, v.size, ev.pm(mean, se), ev.fmt(mp_m2, 8), ev.fmt((mean - mp_m2) / se, 4)])
+    return [values, reject, growth]
 
 
 STEP = Step(
@@ -106,10 +86,12 @@ STEP = Step(
     latex=latex,
     derive=derive,
     check=check,
-    validate=sweep.validate,
-    method=("On the shared draws (the surrogate sqrt(theta1) Z/sqrt(ell) is drawn with each): "
-            "the differences of m_2 (full and bulk) and of the bulk edge, in standard errors "
-            "over draws, at each ell and their growth; a z-test of m_2 against 2 theta1^2."),
-    failure=("a separation below 5 standard errors at some size, the MP value of m_2 not "
-             "rejected, or a separation that does not grow."),
+    validate=sweep.validate_law,
+    method=(f"On the law draws ({sweep.LAW_TEXT}): the gap m_2(M0) - 2 theta1^2 fitted to "
+            "ell -> inf against y theta2^2, with the relative error it detects; the fitted "
+            "m_2 and bulk edge against the surrogate's 2 theta1^2 and 4 theta1; m_2 against "
+            "2 theta1^2 at each size (reported)."),
+    failure=(f"the fitted gap more than {ev.VALUE_Z:g} se (normal scale) from y theta2^2, or "
+             f"the fitted m_2 or bulk edge within {SEPARATION:g} se of the surrogate's value "
+             f"(judged where nu_infinity's is at least {POWER:g} se away)."),
 )

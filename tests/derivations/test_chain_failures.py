@@ -5,7 +5,10 @@ import pytest
 import sympy as sp
 
 import numerics.chain
+import numerics.law_draws
 import numerics.measure
+import numerics.sampling
+import numerics.spectra
 from derivations import sweep
 from derivations.params import Params
 from derivations.steps import (
@@ -34,8 +37,10 @@ def passed(tables):
 def fresh_sweep():
     """Measurements made under an injection must not leak into other tests."""
     sweep._sweep.cache_clear()
+    sweep._law.cache_clear()
     yield
     sweep._sweep.cache_clear()
+    sweep._law.cache_clear()
 
 
 def test_every_step_passes_on_small_sizes():
@@ -96,7 +101,14 @@ def test_marchenko_pastur_samples_are_not_separated(monkeypatch, fresh_sweep):
         ell = scores.S.shape[0]
         models["M0"] = np.sqrt(np.expm1(b * b)) * rng.standard_normal((ell, ell)) / np.sqrt(ell)
         return models
+
+    def surrogate_law_draw(ell, d, b, seed, draw):
+        rng = numerics.sampling.draw_rng(seed, "law", ell, draw)
+        Z = np.sqrt(np.expm1(b * b)) * rng.standard_normal((ell, ell)) / np.sqrt(ell)
+        return numerics.law_draws.LawDraw(ell, numerics.spectra.squared_singular_values(Z),
+                                          1.0, 1.0)
     monkeypatch.setattr(numerics.measure, "chain_models", surrogate_everywhere)
+    monkeypatch.setattr(sweep, "measure_law_draw", surrogate_law_draw)
     assert not passed(not_marchenko_pastur.check(SMALL))
 
 

@@ -25,15 +25,6 @@ def test_attention_rows_and_normalizer_identity():
     np.testing.assert_allclose(A, expected, rtol=1e-12)
 
 
-def test_stable_at_large_beta():
-    S = sample_scores(40, 40, draw_rng(2, "t", 40, 0)).S
-    A = attention(S, 200.0)
-    assert np.all(np.isfinite(A)) and np.allclose(A.sum(axis=1), 1)
-    assert np.all(np.isfinite(log_normalizer(S, 200.0)))
-    # the limit β → ∞ puts all mass on the row maximum
-    np.testing.assert_array_equal(A.argmax(axis=1), S.argmax(axis=1))
-
-
 def test_streams_reproducible_and_independent():
     a = sample_scores(30, 30, draw_rng(7, "step", 30, 0)).S
     b = sample_scores(30, 30, draw_rng(7, "step", 30, 0)).S
@@ -67,3 +58,47 @@ def test_bad_input():
         sample_scores(5, 3, draw_rng(0, "t", 5, 0), X=np.ones((4, 3)))
     with pytest.raises(ValueError, match="d must be >= ell"):
         orthonormal_input(10, 5, draw_rng(0, "t", 10, 0))
+
+
+def score_variance_z(sampler, draws: int = 6, ell: int = 200, d: int = 100) -> float:
+    """z of the sampled E S_ij² against its exact value 1 (S = QKᵀ/√d_qk, i.i.d. N(0, 1)).
+
+    Given K, the rows of S are i.i.d., so each draw gives one unbiased mean of S²; its
+    spread over draws is the standard error.
+    """
+    means = np.array([np.mean(sampler(ell, d, draw_rng(11, "t", ell, k)).S ** 2)
+                      for k in range(draws)])
+    return float((means.mean() - 1) / (means.std(ddof=1) / np.sqrt(draws)))
+
+
+def test_score_variance_is_one():
+    assert abs(score_variance_z(sample_scores)) <= 5
+
+
+def test_score_variance_catches_keys_ten_percent_wide():
+    def wide_keys(ell, d, rng, X=None):
+        draw = sample_scores(ell, d, rng, X)
+        return type(draw)(Q=draw.Q, K=1.1 * draw.K, S=1.1 * draw.S)
+    assert abs(score_variance_z(wide_keys)) > 5
+
+
+def naive_attention(S, beta):
+    """softmax(βS) without the row-max shift: overflows once βS exceeds ~709.78."""
+    e = np.exp(beta * S)
+    return e / e.sum(axis=1, keepdims=True)
+
+
+def stable(attention_fn, S, beta) -> bool:
+    A = attention_fn(S, beta)
+    return bool(np.all(np.isfinite(A)) and np.allclose(A.sum(axis=1), 1))
+
+
+def test_stable_beyond_the_overflow_point():
+    S = sample_scores(40, 40, draw_rng(2, "t", 40, 0)).S
+    beta = 400.0
+    assert beta * S.max() > 710          # e^{βS} overflows float64 here
+    with np.errstate(over="ignore", invalid="ignore"):
+        assert not stable(naive_attention, S, beta)
+    assert stable(attention, S, beta)
+    assert np.all(np.isfinite(log_normalizer(S, beta)))
+    np.testing.assert_array_equal(attention(S, beta).argmax(axis=1), S.argmax(axis=1))

@@ -62,9 +62,13 @@ def test_hadamard_coefficient_closed_form(k):
     assert sp.simplify(lm.hadamard_coefficient(k) - expected) == 0
 
 
-def test_thetas():
-    assert sp.simplify(lm.theta1_expr() - (sp.exp(BETA**2) - 1)) == 0
-    assert sp.simplify(lm.theta2_expr() - BETA**2) == 0
+def test_sigma_G_reads_theta_from_its_single_source():
+    """Σ_G's θ₁, θ₂ are theory.exponential's, and Σ_f's own derivation (2-D MGF) agrees."""
+    from theory import exponential as ex
+    assert sp.simplify(lm.sigma_G_expr(True).subs(RHO_JJ, 1) - ex.theta1()) == 0
+    assert sp.simplify(lm.sigma_G_expr(False) / RHO_JK - ex.theta2()) == 0
+    assert sp.simplify(lm.hadamard_coefficient(1).subs({RHO_JJ: 1, RHO_KK: 1}) - ex.theta2()) == 0
+    assert sp.simplify(lm.sigma_f_expr().subs({RHO_JJ: 1, RHO_KK: 1, RHO_JK: 1}) - ex.theta1()) == 0
 
 
 def test_sigma_G_expr_entries():

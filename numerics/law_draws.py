@@ -1,0 +1,64 @@
+"""The spectrum of √ℓA⊥ and the Perron value of A on one draw (math.md §5).
+
+M0 = √ℓ(A − 𝟙𝟙ᵀ/ℓ) = √ℓA⊥ (A⊥ = A − uuᵀ, u = 𝟙/√ℓ, since A𝟙 = 𝟙), from one stream of
+scores only: no model of the chain is built, so these draws are cheap enough to take
+by the hundred at moderate ℓ. What survives a draw is O(ℓ) numbers.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from numerics import spectra
+from numerics.sampling import attention, draw_rng, sample_scores
+
+STREAM = "law"
+POWER_TOL = 1e-15
+POWER_STEPS = 500
+
+
+@dataclass(frozen=True)
+class LawDraw:
+    """eigs: s_k(M0)², descending; s1: s₁(A); frob2: ‖A‖_F²."""
+
+    ell: int
+    eigs: np.ndarray
+    s1: float
+    frob2: float
+
+    def moments(self, q_max: int, remove_top: int = 0) -> np.ndarray:
+        return spectra.spectral_moments(self.eigs, q_max, remove_top)
+
+    def clipped(self, q_max: int, clip_top: int) -> np.ndarray:
+        return spectra.clipped_moments(self.eigs, q_max, clip_top)
+
+
+def top_singular_value(A: np.ndarray) -> float:
+    """s₁(A) by power iteration on AᵀA from 𝟙 (A is near uuᵀ: a few steps suffice).
+
+    .. math:: s_1(A)^2 = \\max_{\\|v\\| = 1} \\|A v\\|^2
+    """
+    v = np.full(A.shape[1], 1 / np.sqrt(A.shape[1]))
+    value = 0.0
+    for _ in range(POWER_STEPS):
+        w = A.T @ (A @ v)
+        new = float(v @ w)
+        v = w / np.linalg.norm(w)
+        if abs(new - value) <= POWER_TOL * new:
+            return float(np.sqrt(new))
+        value = new
+    raise ArithmeticError(f"power iteration for s1(A) did not converge in {POWER_STEPS} steps")
+
+
+def measure_law_draw(ell: int, d_qk: int, beta: float, seed: int, draw: int,
+                     stream: str = STREAM) -> LawDraw:
+    """Sample S, A = softmax(βS), and measure the spectrum of M0 = √ℓ(A − 𝟙𝟙ᵀ/ℓ)."""
+    rng = draw_rng(seed, stream, ell, draw)
+    A = attention(sample_scores(ell, d_qk, rng).S, beta)
+    frob2 = float(np.einsum("ij,ij->", A, A))
+    s1 = top_singular_value(A)
+    A -= 1.0 / ell
+    A *= np.sqrt(ell)
+    return LawDraw(ell, spectra.squared_singular_values(A), s1, frob2)

@@ -1,0 +1,136 @@
+"""Wrong mathematics that only the samples can catch.
+
+Each test injects a wrong formula at the one place every symbolic route of a step reads
+it, so that the routes still agree with each other, and asserts that the step FAILS
+through its sampled rows (and, where the step has a routes table, that the routes table
+still passes: the samples are what caught it). Small sizes and few draws: seconds each.
+"""
+
+import numpy as np
+import pytest
+import sympy as sp
+
+import derivations.sweep
+import numerics.law_draws
+import numerics.measure
+from derivations import sweep
+from derivations.params import Params
+from derivations.steps import limit_law, normalizer, not_marchenko_pastur, perron
+from numerics import limit_density
+from theory import exponential as ex
+from theory import limit_law as ll
+from theory import normalizer as nz
+from theory import outliers
+from theory.symbols import ell
+
+SMALL = Params(beta=1.0, y=2.0, sizes=(100, 200, 400), draws=2)
+MID = Params(beta=1.0, y=2.0, sizes=(200, 400, 800), draws=4)   # the gap y theta2^2 needs more
+LAW_STEPS = (limit_law, not_marchenko_pastur, perron)
+
+
+def _clear():
+    for cached in (sweep._sweep, sweep._law, limit_law.routes, outliers.edge_point):
+        cached.cache_clear()
+
+
+@pytest.fixture(autouse=True)
+def fresh():
+    """Nothing computed under an injection survives it (draws, routes, edges)."""
+    _clear()
+    yield
+    _clear()
+
+
+def sampled_passed(tables) -> bool:
+    """Whether the sampled value rows pass (the tables that carry ``values``)."""
+    judged = [t for t in tables if t.values]
+    assert judged, "the step has no sampled value rows"
+    return all(t.passed for t in judged)
+
+
+def routes_passed(tables) -> bool:
+    return all(t.passed for t in tables if t.title.startswith("Moments and edge"))
+
+
+@pytest.mark.parametrize("params", [SMALL, MID], ids=["small", "mid"])
+def test_correct_code_passes_at_the_test_sizes(params):
+    for step in LAW_STEPS:
+        assert all(t.passed for t in step.check(params)), step.ID
+
+
+def test_y_replaced_by_one_over_y_in_the_law(monkeypatch):
+    for module, name in ((ll, "limit_moments"), (ll, "limit_moments_functional")):
+        right = getattr(module, name)
+        monkeypatch.setattr(module, name, lambda K, t1, t2, y, right=right: right(K, t1, t2, 1 / y))
+    moments, edge_route = limit_density.density_moments, limit_density.right_edge
+    monkeypatch.setattr(limit_density, "density_moments",
+                        lambda qs, t1, t2, y, **kw: moments(qs, t1, t2, 1 / y, **kw))
+    monkeypatch.setattr(limit_density, "right_edge",
+                        lambda t1, t2, y, **kw: edge_route(t1, t2, 1 / y, **kw))
+    edge = outliers.edge_point.__wrapped__
+    monkeypatch.setattr(outliers, "edge_point", lambda b, yy, dps=30: edge(b, 1 / yy, dps))
+    tables = limit_law.check(SMALL)
+    assert routes_passed(tables)
+    assert not sampled_passed(tables)
+    assert not sampled_passed(not_marchenko_pastur.check(MID))
+
+
+def test_theta2_halved_at_its_source(monkeypatch):
+    right = ex.theta2
+    monkeypatch.setattr(ex, "theta2", lambda: right() / 2)
+    tables = limit_law.check(SMALL)
+    assert routes_passed(tables)
+    assert not sampled_passed(tables)
+    assert not sampled_passed(not_marchenko_pastur.check(MID))
+
+
+def test_theta1_three_percent_high_at_its_source(monkeypatch):
+    right = ex.theta1
+    monkeypatch.setattr(ex, "theta1", lambda: right() * sp.Rational(103, 100))
+    tables = limit_law.check(MID)
+    assert routes_passed(tables)
+    assert not sampled_passed(tables)
+    assert not sampled_passed(perron.check(MID))
+
+
+def test_samples_drawn_at_one_percent_higher_beta(monkeypatch):
+    law, chain = derivations.sweep.measure_law_draw, derivations.sweep.measure_draw
+    monkeypatch.setattr(derivations.sweep, "measure_law_draw",
+                        lambda ell, d, b, *a: law(ell, d, b * 1.01, *a))
+    monkeypatch.setattr(derivations.sweep, "measure_draw",
+                        lambda ell, d, b, *a: chain(ell, d, b * 1.01, *a))
+    assert not sampled_passed(limit_law.check(SMALL))
+    assert not sampled_passed(perron.check(SMALL))
+
+
+def test_keys_scaled_by_ten_percent(monkeypatch):
+    right = numerics.law_draws.sample_scores
+
+    def wide_keys(ell, d, rng, X=None):
+        draw = right(ell, d, rng, X)
+        return type(draw)(Q=draw.Q, K=1.1 * draw.K, S=1.1 * draw.S)
+    monkeypatch.setattr(numerics.law_draws, "sample_scores", wide_keys)
+    monkeypatch.setattr(numerics.measure, "sample_scores", wide_keys)
+    assert not sampled_passed(limit_law.check(SMALL))
+
+
+def test_variance_of_d_without_its_finite_size_factor(monkeypatch):
+    params = Params(beta=1.0, y=0.5, sizes=(100, 200, 400), draws=4)
+    assert all(t.passed for t in normalizer.sampled_tables(params))
+    monkeypatch.setattr(nz, "variance", lambda: nz.second_moment_X() / ell
+                        + nz.cross_moment_X() - nz.mean_X() ** 2)   # (1 - 1/ell) dropped
+    sampled = normalizer.sampled_tables(params)
+    assert not sampled[0].passed
+
+
+def test_too_small_sizes_are_refused_with_the_smallest_accepted():
+    with pytest.raises(ValueError, match="ell >= 100"):
+        sweep.validate_law(Params(sizes=(50, 100, 200)))
+
+
+def test_value_rows_say_what_they_detect():
+    tables = limit_law.check(SMALL)
+    values = [v for t in tables for v in t.values]
+    assert values and all(np.isfinite(v["detectable"]) and v["detectable"] > 0 for v in values)
+    assert {v["quantity"] for v in values} >= {"m_2(M0), full, ell -> inf",
+                                               "bulk edge lambda_4(M0), ell -> inf"}
