@@ -13,12 +13,15 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from numerics import spectra
-from numerics.chain import MODEL_KEYS, chain_models, key_gram
-from numerics.sampling import attention, draw_rng, normalizer, sample_scores
+from numerics.chain import MODEL_KEYS, chain_diagonals, chain_models, key_gram
+from numerics.sampling import attention, draw_rng, sample_scores
 from theory.linear_model import sigma_f, sigma_G
 
 MOMENTS = 4                 # m_1 … m_4
-RANK_RTOL = 1e-6            # s_k/s_1 above this counts toward the numerical rank
+RANK_RTOL = 1e-6            # rank one: what lies beyond s₁ is at most this, relative to s₁
+OP_RTOL = 1e-6              # ARPACK accuracy of s₁ of a full-rank difference (rate rows)
+RANK_ONE = ("Y->Y_f", "Y_f->Y_Q")   # the differences of rank one, whose s₁ is exact
+SPECTRA = tuple(key for key in MODEL_KEYS if key != "surrogate")   # the models measured
 MATRICES_PER_DRAW = 18      # ℓ×ℓ float64 arrays alive at the peak of one draw
 TOP_ENTRIES = 8             # largest entries of M0 (distinct rows and columns) kept
 
@@ -31,7 +34,7 @@ class DrawMeasurement:
     d_qk: int
     spectra: dict[str, np.ndarray]                     # model → s² sorted descending
     identities: dict[str, float]                       # name → relative residual
-    differences: dict[str, dict[str, float]]           # "A->B" → {op, frob, rank, ...}
+    differences: dict[str, dict[str, float]]           # "A->B" → {op, frob, rest, ...}
     statistics: dict[str, tuple[float, float]] = field(default_factory=dict)  # (value, var)
     perron: dict[str, float] = field(default_factory=dict)
     top_entries: np.ndarray = field(default_factory=lambda: np.zeros(0))
@@ -67,15 +70,19 @@ def _relative(residual: np.ndarray, reference: np.ndarray) -> float:
     return float(np.max(np.abs(residual)) / np.max(np.abs(reference)))
 
 
-def _rank(s2: np.ndarray) -> int:
-    s = np.sqrt(s2)
-    return int(np.sum(s > RANK_RTOL * s[0])) if s[0] > 0 else 0
+def _difference(A: np.ndarray, B: np.ndarray, rtol: float) -> dict[str, float]:
+    """op = s₁(A − B) (Lanczos), frob = ‖A − B‖_F/√ℓ and the rest beyond s₁ relative to it,
 
+    .. math:: \\text{rest} = \\sqrt{\\|A - B\\|_F^2 - s_1^2}\\,/\\,s_1
+              = \\Big(\\sum_{k \\ge 2} s_k^2\\Big)^{1/2}/s_1,
 
-def _difference(A: np.ndarray, B: np.ndarray) -> dict[str, float]:
-    s2 = spectra.squared_singular_values(A - B)
-    return {"op": float(np.sqrt(s2[0])), "frob": float(np.sqrt(s2.sum() / A.shape[0])),
-            "rank": float(_rank(s2))}
+    0 exactly when A − B has rank one (rounding leaves about 1e-8 there).
+    """
+    diff = A - B
+    frob2 = float(np.einsum("ij,ij->", diff, diff))
+    op = float(spectra.top_singular_values(diff, 1, rtol)[0])
+    rest = np.sqrt(max(frob2 - op * op, 0.0)) / op if op > 0 else 0.0
+    return {"op": op, "frob": float(np.sqrt(frob2 / A.shape[0])), "rest": float(rest)}
 
 
 def largest_entries(M: np.ndarray, k: int) -> np.ndarray:
@@ -104,7 +111,8 @@ def measure_draw(ell: int, d_qk: int, beta: float, seed: int, draw: int,
                  stream: str = "chain") -> DrawMeasurement:
     """Sample one draw of every model and measure it.
 
-    Identities (relative max residuals; rounding only):
+    Identities (relative max residuals; rounding only; code sanity checks, since they hold
+    by algebra on any draw):
     M0 = D⁻¹Y, Y = Y^f P⊥, ‖Y − Y^f‖ = ‖D − 𝟙‖, ‖Y^f − Y^Q‖ = ‖c‖, ‖A‖_F² = 1 + ‖A⊥‖_F²,
     A𝟙 = 𝟙. Statistics of rows that are i.i.d. given K (value, variance of the mean):
     the projection r_i = Σ_j c_j f(S_ij)/‖c‖² (mean 1 iff E[f(S_ij)|K] = c_j) and the
@@ -114,19 +122,19 @@ def measure_draw(ell: int, d_qk: int, beta: float, seed: int, draw: int,
     scores = sample_scores(ell, d_qk, rng)
     M = chain_models(scores, beta, rng)
     root = np.sqrt(ell)
-    D = normalizer(scores.S, beta)
+    D, c = chain_diagonals(scores, beta)               # D_ii, and c_j from the theory's formula
     u = np.full(ell, 1 / root)
     rho = key_gram(scores.K)
-    c = np.sqrt(ell) * (M["Y_f"] - M["Y_Q"])[0]          # c_j (the same in every row)
 
     identities = {
         "M0 = D^-1 Y": _relative(M["M0"] - M["Y"] / D[:, None], M["M0"]),
         "Y = Y^f P_perp": _relative(M["Y"] - (M["Y_f"] - np.outer(M["Y_f"] @ u, u)), M["Y"]),
     }
     differences = {}
-    for a, b in zip(MODEL_KEYS[:-2], MODEL_KEYS[1:-1]):
-        differences[f"{a}->{b}"] = _difference(M[a], M[b])
-    spec = {key: spectra.squared_singular_values(M[key]) for key in MODEL_KEYS}
+    for a, b in zip(SPECTRA[:-1], SPECTRA[1:]):
+        key = f"{a}->{b}"
+        differences[key] = _difference(M[a], M[b], 0.0 if key in RANK_ONE else OP_RTOL)
+    spec = {key: spectra.squared_singular_values(M[key]) for key in SPECTRA}
     differences["M0->Y"]["bound"] = float(np.max(np.abs(1 / D - 1)) * np.sqrt(spec["Y"][0]))
     norm_D = float(np.linalg.norm(D - 1))
     identities["||Y - Y^f|| = ||D - 1||"] = abs(differences["Y->Y_f"]["op"] - norm_D) / norm_D
@@ -144,12 +152,13 @@ def measure_draw(ell: int, d_qk: int, beta: float, seed: int, draw: int,
         t = (R @ u) ** 2 if name == "uu^T" else _quadratic_forms(R, W)
         mean, var = _mean_var(t)
         statistics[f"r^T {name} r"] = (mean - float(expected), var)
+        statistics[f"r^T {name} r expected"] = (float(expected), 0.0)   # tr(W Σ_f)
     statistics["u^T (Sigma_f - Sigma_G) u"] = (float(u @ (Sf - sigma_G(rho, beta)) @ u), 0.0)
     del F, R, Sf, rho
 
     A = attention(scores.S, beta)
-    sA = spectra.squared_singular_values(A)
-    perron = {"s1(A)": float(np.sqrt(sA[0])), "s2(A)": float(np.sqrt(sA[1])),
+    sA = spectra.top_singular_values(A, 2, OP_RTOL)   # s₁ ≈ 1 is far from s₂: exact
+    perron = {"s1(A)": float(sA[0]), "s2(A)": float(sA[1]),
               "||A||_F^2": float(np.sum(A * A)),
               "s1(A_perp)": float(np.sqrt(spec["M0"][0] / ell))}
     identities["A 1 = 1"] = float(np.max(np.abs(A.sum(axis=1) - 1)))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import sympy as sp
 
+from derivations import chain_values
 from derivations import evidence as ev
 from derivations import sweep
 from derivations.params import Params
@@ -41,7 +42,7 @@ def check(params: Params) -> list[Table]:
     ev.rate_row(norms, "||M0 - Y|| (outlier rows dominate it)", params,
                 ev.per_size(sw, lambda m: m.differences[KEY]["op"]), -0.5, "at most",
                 judged=False)
-    bound = Table("Operator norm below its bound on every draw",
+    bound = Table(f"Operator norm below its bound on every draw ({ev.SANITY})",
                   ["ell", "max over draws of ||M0 - Y|| / (max|1/D - 1| ||Y||)"])
     for ell, draws in sw.items():
         worst = max(m.differences[KEY]["op"] / m.differences[KEY]["bound"] for m in draws)
@@ -49,8 +50,9 @@ def check(params: Params) -> list[Table]:
     moments = ev.rate_table("Moment differences (bound: slope -1/2; leading order -1, "
                             "since E(1/D^2 - 1) = O(1/ell))", params)
     ev.moment_rows(moments, sw, params, "M0", "Y", -0.5, "at most", 0.1)
-    return [ev.identity_table(sw, ["M0 = D^-1 Y"]), norms, bound,
-            ev.moment_bound_table(sw, "M0", "Y", "frobenius"), moments]
+    return [chain_values.values_table(sw, params, "Y", "Y"), norms, moments,
+            ev.identity_table(sw, ["M0 = D^-1 Y"]), bound,
+            ev.moment_bound_table(sw, "M0", "Y", "frobenius")]
 
 
 STEP = Step(
@@ -63,10 +65,13 @@ STEP = Step(
     derive=derive,
     check=check,
     validate=sweep.validate,
-    method=("One draw of Q, K per (ell, draw) shared by every chain step; the identity "
-            "residual; the normalised Frobenius and operator norms of M0 - Y and their fitted "
-            "log-log slopes; the Frobenius-to-moment bound on every draw; |m_q(M0) - m_q(Y)| "
-            "for q = 1..4 over the full spectrum and the bulk."),
-    failure=("an identity residual above 1e-10, a norm above its bound, a Frobenius slope "
+    method=(chain_values.method("Y") +
+            "One draw of Q, K per (ell, draw) shared by every chain step; the normalised "
+            "Frobenius and operator norms of M0 - Y and their fitted log-log slopes; "
+            "|m_q(M0) - m_q(Y)| for q = 1..4 over the full spectrum and the bulk; code sanity "
+            "checks (they hold by algebra): the identity residual and "
+            "the Frobenius-to-moment bound on every draw."),
+    failure=(chain_values.FAILURE +
+             "an identity residual above 1e-10, a norm above its bound, a Frobenius slope "
              "away from -1/2, or a moment difference decaying slower than ell^-1/2."),
 )

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import sympy as sp
 
+from derivations import chain_values
 from derivations import evidence as ev
 from derivations import sweep
 from derivations.params import Params
@@ -47,7 +48,7 @@ def norm_rows(table: Table, sw: ev.Sweep, params: Params, label: str, statistic:
             tested.append(k)
         else:
             table.add([label, L, ev.pm(*ev.mean_se(values[k])), "",
-                       f"not tested: d_qk <= {bound:g} (heavy tails)"])
+                       f"not tested: d_qk <= {bound:g} (heavy tails)", ""])
     ev.z_rows(table, label, [params.sizes[k] for k in tested], [values[k] for k in tested],
               [float(normalizer_step.evaluate(formula, params.beta, params.sizes[k],
                                          params.d_qk(params.sizes[k]))) for k in tested])
@@ -59,8 +60,8 @@ def check(params: Params) -> list[Table]:
     norm_rows(z, sw, params, "||D - 1||^2", "||D - 1||^2", norm_squared(), 2)
     rank, norms, bound, moments = ev.rank_one_tables(sw, params, "Y", "Y_f", ("Y", "Y^f"),
                                                      "||D - 1||")
-    return [ev.identity_table(sw, ["Y = Y^f P_perp", "||Y - Y^f|| = ||D - 1||"]),
-            rank, z, norms, bound, moments]
+    return [chain_values.values_table(sw, params, "Y_f", "Y^f"), z, norms, moments,
+            ev.identity_table(sw, ["Y = Y^f P_perp", "||Y - Y^f|| = ||D - 1||"]), rank, bound]
 
 STEP = Step(
     id=ID,
@@ -72,11 +73,14 @@ STEP = Step(
     derive=derive,
     check=check,
     validate=sweep.validate,
-    method=("The identities on every draw; the numerical rank of Y - Y^f; ||D - 1||^2 over "
-            "draws against its exact finite-size mean (z-test, where d_qk > 64 b^2 so that its "
-            "standard error is consistent); the norms and |m_q(Y) - m_q(Y^f)| against ell with "
-            "fitted slopes; the rank-to-moment bound on every draw."),
-    failure=("an identity residual above 1e-10, a rank other than one, ||D - 1||^2 more than "
+    method=(chain_values.method("Y^f") +
+            "||D - 1||^2 over draws against its exact finite-size mean (z-test, where "
+            "d_qk > 64 b^2 so that its standard error is consistent); the norms and "
+            "|m_q(Y) - m_q(Y^f)| against ell with fitted slopes; code sanity checks (they hold "
+            "by algebra): the identities, Y - Y^f of rank one (its Frobenius norm beyond s_1) "
+            "and the rank-to-moment bound on every draw."),
+    failure=(chain_values.FAILURE +
+             "an identity residual above 1e-10, a rank other than one, ||D - 1||^2 more than "
              "5 standard errors from its exact mean, a Frobenius slope away from -1/2, or a "
              "moment difference decaying slower than ell^-1/2."),
 )

@@ -10,6 +10,7 @@ from __future__ import annotations
 import mpmath as mp
 import sympy as sp
 
+from derivations import chain_values
 from derivations import evidence as ev
 from derivations import sweep
 from derivations.params import Params
@@ -69,8 +70,8 @@ def check(params: Params) -> list[Table]:
     norm_rows(z, sw, params, "||c||^2", "||c||^2", norm_squared(), 2)
     rank, norms, bound, moments = ev.rank_one_tables(sw, params, "Y_f", "Y_Q",
                                                      ("Y^f", "Y^Q"), "||c||")
-    return [c_table(params), ev.identity_table(sw, ["||Y^f - Y^Q|| = ||c||"]),
-            rank, z, norms, bound, moments]
+    return [c_table(params), chain_values.values_table(sw, params, "Y_Q", "Y^Q"), z, norms,
+            moments, ev.identity_table(sw, ["||Y^f - Y^Q|| = ||c||"]), rank, bound]
 
 STEP = Step(
     id=ID,
@@ -82,11 +83,14 @@ STEP = Step(
     derive=derive,
     check=check,
     validate=sweep.validate,
-    method=("c(rho_jj) against mpmath quadrature; on the shared draws: the projection of the "
+    method=(chain_values.method("Y^Q") +
+            "c(rho_jj) against mpmath quadrature; on the shared draws: the projection of the "
             "column means of f(S) on c (rows i.i.d. given K, so its standard error is the "
-            "row spread), ||c||^2 against its exact mean, the rank and norms of the "
-            "difference, |m_q(Y^f) - m_q(Y^Q)| with fitted slopes, the rank bound per draw."),
-    failure=("fewer than 20 digits, an identity residual above 1e-10, a rank other than one, "
+            "row spread), ||c||^2 against its exact mean, the norms of the difference and "
+            "|m_q(Y^f) - m_q(Y^Q)| with fitted slopes; code sanity checks (they hold by "
+            "algebra): the identity, the rank of the difference and the rank bound per draw."),
+    failure=(chain_values.FAILURE +
+             "fewer than 20 digits, an identity residual above 1e-10, a rank other than one, "
              "a z-score above 5, a Frobenius slope away from -1/2, or a moment difference "
              "decaying slower than ell^-1/2."),
 )

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
+from derivations import chain_values
 from derivations import evidence as ev
 from derivations import sweep
 from derivations.params import Params
@@ -71,8 +72,8 @@ def check(params: Params) -> list[Table]:
         means.add([ell, ev.pm(*ev.mean_se(np.array(
             [m.statistics["u^T (Sigma_f - Sigma_G) u"][0] for m in draws]))),
             ev.pm(*ev.mean_se(np.array([m.differences[KEY]["op"] for m in draws])))])
-    return [norms, means, ev.moment_bound_table(sw, "Y_lin_Q", "Y_lin_f", "frobenius"),
-            moments]
+    return [chain_values.values_table(sw, params, "Y_lin_f", "Y^lin_f"), norms, means, moments,
+            ev.moment_bound_table(sw, "Y_lin_Q", "Y_lin_f", "frobenius")]
 
 
 STEP = Step(
@@ -86,10 +87,12 @@ STEP = Step(
     derive=derive,
     check=check,
     validate=sweep.validate,
-    method=("On the shared draws: the normalised Frobenius norm of the difference, the gaps of "
+    method=(chain_values.method("Y^lin_f") +
+            "On the shared draws: the normalised Frobenius norm of the difference, the gaps of "
             "the operator norm and of u^T(Sigma_f - Sigma_G)u to their predicted limits, and "
-            "|m_q(Y^lin_Q) - m_q(Y^lin_f)|, each against ell with a fitted slope; the "
-            "Frobenius-to-moment bound on every draw."),
-    failure=("a Frobenius slope away from -1/2, a gap to a predicted limit or a moment "
+            "|m_q(Y^lin_Q) - m_q(Y^lin_f)|, each against ell with a fitted slope; a code "
+            "sanity check (it holds by algebra): the Frobenius-to-moment bound on every draw."),
+    failure=(chain_values.FAILURE +
+             "a Frobenius slope away from -1/2, a gap to a predicted limit or a moment "
              "difference decaying slower than ell^-1/2, or a bound violated."),
 )

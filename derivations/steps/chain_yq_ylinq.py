@@ -9,8 +9,10 @@ distances only (moments, Kolmogorov distance of the bulks).
 from __future__ import annotations
 
 import mpmath as mp
+import numpy as np
 import sympy as sp
 
+from derivations import chain_values
 from derivations import evidence as ev
 from derivations import sweep
 from derivations.params import Params
@@ -79,7 +81,9 @@ def check(params: Params) -> list[Table]:
         ev.z_rows(z, f"r^T {name} r - {label}", list(params.sizes),
                   ev.per_size(sw, lambda m, key=key: m.statistics[key][0]),
                   [0.0] * len(params.sizes),
-                  ev.per_size(sw, lambda m, key=key: m.statistics[key][1]))
+                  ev.per_size(sw, lambda m, key=key: m.statistics[key][1]),
+                  [float(np.mean(v)) for v in
+                   ev.per_size(sw, lambda m, key=key: m.statistics[f"{key} expected"][0])])
     dist = ev.rate_table("Spectral distances between Y^Q and Y^lin_Q (independent draws; "
                          "mean over draws)", params)
     r = params.remove_top
@@ -88,7 +92,8 @@ def check(params: Params) -> list[Table]:
                     spectra.bulk(m.spectra["Y_Q"], r), spectra.bulk(m.spectra["Y_lin_Q"], r))),
                 -0.5, "at most")
     ev.moment_rows(dist, sw, params, "Y_Q", "Y_lin_Q", -0.5, "at most", 0.1)
-    return [sigma_table(params), z, dist]
+    return [sigma_table(params), chain_values.values_table(sw, params, "Y_lin_Q", "Y^lin_Q"),
+            z, dist]
 
 
 STEP = Step(
@@ -102,10 +107,12 @@ STEP = Step(
     derive=derive,
     check=check,
     validate=sweep.validate,
-    method=("Sigma_f against quadrature (conditioning on one score); on the shared draws: "
+    method=(chain_values.method("Y^lin_Q") +
+            "Sigma_f against quadrature (conditioning on one score); on the shared draws: "
             "quadratic forms r_i^T W r_i for W = I, uu^T, rho, i.i.d. over rows given K, "
             "against tr(W Sigma_f); the Kolmogorov distance of the bulks and |m_q(Y^Q) - "
             "m_q(Y^lin_Q)| against ell with fitted slopes."),
-    failure=("fewer than 20 digits, a quadratic form more than 5 standard errors from "
+    failure=(chain_values.FAILURE +
+             "fewer than 20 digits, a quadratic form more than 5 standard errors from "
              "tr(W Sigma_f), or a spectral distance decaying slower than ell^-1/2."),
 )

@@ -7,12 +7,15 @@ the defining Gaussian integrals and against the entries of sampled score matrice
 
 from __future__ import annotations
 
+import math
+
 import mpmath as mp
 import numpy as np
 import sympy as sp
 
+from derivations import evidence as ev
 from derivations.params import Params
-from derivations.step import Step, Table, digits_agree, digits_text, fmt, pm, stouffer
+from derivations.step import Step, Table, digits_agree, digits_text, fmt, pm
 from numerics import stats
 from numerics.reference import gaussian_integral, hermite_e
 from numerics.sampling import draw_rng, sample_scores
@@ -24,7 +27,7 @@ DPS = 30                 # digits of the quadrature route
 MIN_DIGITS = 25          # agreement required
 MAX_ORDER = 12           # Hermite and Taylor orders checked
 EXTRA_BETAS = (0.5, 2.0)  # besides the run's β
-Z_MAX = 5.0              # sampled moments: |measured − exact| ≤ Z_MAX standard errors
+Z_MAX = ev.Z_MAX         # sampled moments: |measured − exact| ≤ Z_MAX standard errors
 REMAINDER_ORDERS = (1, 2, 4, 8)
 TAYLOR_RADIUS = 3
 
@@ -160,10 +163,11 @@ def remainder_table(params: Params) -> Table:
 
 def sampled_table(params: Params) -> Table:
     """Entries of sampled score matrices: E f(S)², E S f(S) vs exact finite-d_qk values."""
-    table = Table(f"Sampled entries vs exact finite-d_qk moments (pass: |z| ≤ {Z_MAX:g}); "
-                  "the limits are theta1 and beta",
-                  ["moment", "ell", "d_qk", "measured ± se", "exact at d_qk", "z",
-                   "limit", "measured - limit"])
+    table = Table(f"Sampled entries vs exact finite-d_qk moments (pass: |z| ≤ {Z_MAX:g}; "
+                  "detectable: the relative error of the exact value the test detects); the "
+                  "limits are theta1 and beta",
+                  ["moment", "ell", "d_qk", "measured ± se", "exact at d_qk", "limit",
+                   "measured - limit", "z", "detectable"])
     b = params.beta
     moments = ex.score_moments(d_qk)
     measured: dict[str, list[tuple[float, float]]] = {name: [] for name in moments}
@@ -179,18 +183,16 @@ def sampled_table(params: Params) -> Table:
             est, var = zip(*per_draw[name])
             measured[name].append(stats.pool(list(est), list(var)))
     for name, (exact_expr, limit_expr) in moments.items():
-        zs = []
+        zs, rse = [], []
         limit = float(limit_expr.subs(beta, positive_beta(b)))
         for ell, (mean, se) in zip(params.sizes, measured[name]):
             d = params.d_qk(ell)
             exact = float(exact_expr.subs({beta: positive_beta(b), d_qk: d}))
-            z = (mean - exact) / se
-            zs.append(z)
-            table.add([name, ell, d, pm(mean, se), fmt(exact, 8), fmt(z, 3), fmt(limit, 8),
-                       fmt(mean - limit, 3)], abs(z) <= Z_MAX)
-        combined = stouffer(zs)
-        table.add([name, "all", "", "", "", f"{combined:.3g} (combined)", "", ""],
-                  abs(combined) <= Z_MAX)
+            zs.append(ev.z_value(table, [name, ell, d, pm(mean, se), fmt(exact, 8),
+                                         fmt(limit, 8), fmt(mean - limit, 3)],
+                                 f"{name} at ell = {ell}", mean, se, math.inf, exact))
+            rse.append(se / abs(exact))
+        ev.z_combined(table, [name, "all", "", "", "", "", ""], name, zs, rse)
     return table
 
 

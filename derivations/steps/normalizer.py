@@ -7,14 +7,16 @@ max_i |D_ii − 1| = O(ℓ^{−1/2+ε}).
 
 from __future__ import annotations
 
+import math
 from functools import lru_cache
 
 import mpmath as mp
 import numpy as np
 import sympy as sp
 
+from derivations import evidence as ev
 from derivations.params import Params
-from derivations.step import Step, Table, digits_agree, digits_text, fmt, pm, stouffer
+from derivations.step import Step, Table, digits_agree, digits_text, fmt, pm
 from numerics import stats
 from numerics.reference import chi2_integral
 from numerics.sampling import draw_rng, normalizer, sample_scores
@@ -24,7 +26,7 @@ from theory.symbols import beta, d_qk, eps, ell, positive_beta
 ID = "normalizer"
 DPS = 30
 MIN_DIGITS = 25
-Z_MAX = 5.0
+Z_MAX = ev.Z_MAX
 EXPANSION_ORDERS = (1, 2)
 EXPANSION_STEPS = 4      # d_qk = d_0, 10 d_0, … with d_0 = 10^3 ⌈β⁴⌉₁₀ (asymptotic regime)
 NEXT_TERM_TOLERANCE = 0.01
@@ -155,28 +157,26 @@ def _sample(params: Params) -> dict[int, dict]:
 
 def sampled_tables(params: Params) -> list[Table]:
     samples = _sample(params)
-    moments = Table(f"Sampled D_ii vs exact finite-size values (pass: |z| ≤ {Z_MAX:g})",
-                    ["statistic", "ell", "d_qk", "measured ± se", "exact", "z"])
+    moments = Table(f"Sampled D_ii vs exact finite-size values (pass: |z| ≤ {Z_MAX:g}; "
+                    "detectable: the relative error of the exact value the test detects)",
+                    ["statistic", "ell", "d_qk", "measured ± se", "exact", "z", "detectable"])
     for key, (label, formula_name, p) in SAMPLED.items():
         formula = getattr(nz, formula_name)
         bound = tail_bound(p, params.beta)
-        zs = []
+        zs, rse = [], []
         for L in params.sizes:
             d = params.d_qk(L)
             mean, se = samples[L][key]
             exact = float(evaluate(formula(), params.beta, L, d))
-            z = (mean - exact) / se
+            z = ev.z_value(moments, [label, L, d, pm(mean, se), fmt(exact, 8)],
+                           f"{label} at ell = {L}", mean, se, math.inf, exact,
+                           untested=None if d > bound else
+                           f"not tested: d_qk <= {bound:g}, heavy tails")
             if d > bound:
                 zs.append(z)
-                moments.add([label, L, d, pm(mean, se), fmt(exact, 8), fmt(z, 3)],
-                            abs(z) <= Z_MAX)
-            else:
-                moments.add([label, L, d, pm(mean, se), fmt(exact, 8),
-                             f"{z:.3g} (not tested: d_qk <= {bound:g}, heavy tails)"])
+                rse.append(se / abs(exact))
         if zs:
-            combined = stouffer(zs)
-            moments.add([label, "all", "", "", "", f"{combined:.3g} (combined)"],
-                        abs(combined) <= Z_MAX)
+            ev.z_combined(moments, [label, "all", "", "", ""], label, zs, rse)
 
     conc = Table("Concentration: max_i |D_ii - 1| against ell (pass: fitted slope within "
                  f"max(4 se, {RATE_TOLERANCE}) of -1/2)",

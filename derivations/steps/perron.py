@@ -35,9 +35,6 @@ def derive(params: Params) -> dict[str, sp.Expr | str]:
     return {"lim ||A||_F^2": frobenius_limit(), "A": r"u u^\top + A_\perp,\ A_\perp u = 0"}
 
 
-SANITY = "code sanity check: holds for any matrix, not evidence for the theory"
-
-
 def values_table(params: Params, law: dict, limit: float) -> Table:
     sizes = sorted(law)
     per = lambda key: [np.array([getattr(d, key) for d in law[ell]]) for ell in sizes]  # noqa: E731
@@ -54,7 +51,7 @@ def check(params: Params) -> list[Table]:
     law = sweep.law_sweep(params)
     sizes = sorted(law)
     limit = float(frobenius_limit().subs(beta, positive_beta(params.beta)))
-    order = Table(f"Interlacing on every draw: s_2(A) <= s_1(A_perp) <= s_1(A) ({SANITY})",
+    order = Table(f"Interlacing on every draw: s_2(A) <= s_1(A_perp) <= s_1(A) ({ev.SANITY})",
                   ["ell", "max s_2(A)/s_1(A_perp)", "max s_1(A_perp)/s_1(A)"])
     for ell, draws in sw.items():
         r1 = max(m.perron["s2(A)"] / m.perron["s1(A_perp)"] for m in draws)
@@ -72,7 +69,6 @@ def check(params: Params) -> list[Table]:
     ev.rate_row(second, "s_2(A)", params, ev.per_size(sw, lambda m: m.perron["s2(A)"]),
                 -0.5, "agree", 0.1)
     identities = ev.identity_table(sw, ["A 1 = 1", "||A||_F^2 = 1 + ||A_perp||_F^2"])
-    identities.title += f" ({SANITY})"
     return [values_table(params, law, limit), rates, second, identities, order]
 
 

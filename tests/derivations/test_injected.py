@@ -15,17 +15,28 @@ import numerics.law_draws
 import numerics.measure
 from derivations import sweep
 from derivations.params import Params
-from derivations.steps import limit_law, normalizer, not_marchenko_pastur, perron
+from derivations.steps import (
+    chain_m0_y,
+    chain_y_yf,
+    chain_yf_yq,
+    chain_ylinq_ylinf,
+    chain_yq_ylinq,
+    limit_law,
+    normalizer,
+    not_marchenko_pastur,
+    perron,
+)
 from numerics import limit_density
 from theory import exponential as ex
 from theory import limit_law as ll
 from theory import normalizer as nz
 from theory import outliers
-from theory.symbols import ell
+from theory.symbols import beta, ell
 
 SMALL = Params(beta=1.0, y=2.0, sizes=(100, 200, 400), draws=2)
 MID = Params(beta=1.0, y=2.0, sizes=(200, 400, 800), draws=4)   # the gap y theta2^2 needs more
 LAW_STEPS = (limit_law, not_marchenko_pastur, perron)
+CHAIN_STEPS = (chain_m0_y, chain_y_yf, chain_yf_yq, chain_yq_ylinq, chain_ylinq_ylinf)
 
 
 def _clear():
@@ -52,9 +63,10 @@ def routes_passed(tables) -> bool:
     return all(t.passed for t in tables if t.title.startswith("Moments and edge"))
 
 
-@pytest.mark.parametrize("params", [SMALL, MID], ids=["small", "mid"])
-def test_correct_code_passes_at_the_test_sizes(params):
-    for step in LAW_STEPS:
+@pytest.mark.parametrize("params, steps", [(SMALL, LAW_STEPS), (MID, LAW_STEPS + CHAIN_STEPS)],
+                         ids=["small", "mid"])
+def test_correct_code_passes_at_the_test_sizes(params, steps):
+    for step in steps:
         assert all(t.passed for t in step.check(params)), step.ID
 
 
@@ -82,6 +94,7 @@ def test_theta2_halved_at_its_source(monkeypatch):
     assert routes_passed(tables)
     assert not sampled_passed(tables)
     assert not sampled_passed(not_marchenko_pastur.check(MID))
+    assert not sampled_passed(chain_yq_ylinq.check(MID))     # the bulk of Y^lin_Q against nu
 
 
 def test_theta1_three_percent_high_at_its_source(monkeypatch):
@@ -112,6 +125,22 @@ def test_keys_scaled_by_ten_percent(monkeypatch):
     monkeypatch.setattr(numerics.law_draws, "sample_scores", wide_keys)
     monkeypatch.setattr(numerics.measure, "sample_scores", wide_keys)
     assert not sampled_passed(limit_law.check(SMALL))
+    for step in CHAIN_STEPS:
+        assert not sampled_passed(step.check(MID)), step.ID
+
+
+def test_second_moment_of_x_replaced_by_its_limit():
+    """E X_ij² = e^{β²} (the d_qk → ∞ value) instead of its exact finite-d_qk mean: only
+    the exact means of m₁ along the chain read it, and their samples catch it (about 5% at
+    d_qk = 65..260; eight draws, since the entries of f(S) have heavy tails)."""
+    params = Params(beta=1.0, y=4.0, sizes=(260, 520, 1040), draws=8)
+    steps = (chain_m0_y, chain_y_yf, chain_yf_yq, chain_yq_ylinq)
+    for step in steps:
+        assert all(t.passed for t in step.check(params)), step.ID
+    with pytest.MonkeyPatch.context() as patch:   # the draws do not read it: they stay
+        patch.setattr(nz, "second_moment_X", lambda: sp.exp(beta**2))
+        for step in steps:
+            assert not sampled_passed(step.check(params)), step.ID
 
 
 def test_variance_of_d_without_its_finite_size_factor(monkeypatch):

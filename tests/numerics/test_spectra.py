@@ -11,6 +11,7 @@ from numerics.spectra import (
     kolmogorov_distance,
     moments,
     operator_norm,
+    top_singular_values,
     spectral_moments,
     squared_singular_values,
 )
@@ -100,12 +101,27 @@ def test_norms():
     assert frobenius_normalised(M) ** 2 == pytest.approx(moments(M, 1)[0], rel=1e-12)
 
 
+def test_top_singular_values_by_lanczos():
+    M = _matrix((300, 200), seed=4)
+    exact = np.linalg.svd(M, compute_uv=False)
+    assert top_singular_values(M, 3) == pytest.approx(exact[:3], rel=1e-12)
+    assert top_singular_values(M, 2, rtol=1e-6) == pytest.approx(exact[:2], rel=1e-6)
+    assert np.array_equal(top_singular_values(M, 2, 1e-6), top_singular_values(M, 2, 1e-6))
+    rank_one = np.outer(np.arange(1.0, 301.0), np.linspace(-1, 1, 200))
+    assert top_singular_values(rank_one)[0] == pytest.approx(np.linalg.norm(rank_one), rel=1e-14)
+    small = M[:3, :3]                                   # min(n, p) <= k + 1: the spectrum
+    assert top_singular_values(small, 2) == pytest.approx(np.linalg.svd(small)[1][:2])
+    with pytest.raises(ValueError, match="k must be at most"):
+        top_singular_values(M[:3, :3], 4)
+
+
 @pytest.mark.parametrize(
     "bad",
     [np.ones(3), np.ones((0, 3)), np.array([[np.nan, 1.0]]), np.array([["a"]]), np.array([[1j]])],
 )
 def test_bad_matrix(bad):
-    for fn in (squared_singular_values, operator_norm, frobenius_normalised):
+    for fn in (squared_singular_values, operator_norm, frobenius_normalised,
+               top_singular_values):
         with pytest.raises(ValueError, match="M"):
             fn(bad)
     with pytest.raises(ValueError, match="M"):
