@@ -3,9 +3,13 @@
 A rate row fits log(mean over draws of a positive quantity) against log ℓ and judges
 the slope by a rule:
 
-- ``agree``:   |slope − predicted| ≤ max(4 se, tol)   (the rate is the predicted one)
-- ``at most``: slope ≤ predicted + max(4 se, tol)     (at least as fast as a bound)
-- ``at least``: slope ≥ predicted − max(4 se, tol)    (grows at least that fast)
+- ``agree``:   |slope − predicted| ≤ max(t₄ se, tol)   (the rate is the predicted one)
+- ``at most``: slope ≤ predicted + max(t₄ se, tol)     (at least as fast as a bound)
+- ``at least``: slope ≥ predicted − max(t₄ se, tol)    (grows at least that fast)
+
+t₄ is the T quantile, at the degrees of freedom of the slope's error (from draws − 1 at
+each size, ``stats.fit_rate``), with the two-sided tail of |z| = 4: with few draws the
+error is itself uncertain, and 4 se alone would pass for a stricter test than it is.
 
 A value row judges a number: the mean at one size against its exact finite-size mean, or
 the ℓ → ∞ value fitted from the sizes (``stats.extrapolate``) against the limit. Its T
@@ -67,13 +71,14 @@ def rate_row(table: Table, label: str, params: Params, values: list[np.ndarray],
         cells.append(pm(mean, se))
         means.append(mean)
         ses.append(se)
+    dofs = [len(v) - 1 for v in values]
     if min(means) <= 0:
         table.add([label, *cells, "undefined (a mean is 0)", fmt(predicted, 3), rule],
                   False if judged else None)
         return stats.Rate(float("nan"), float("nan"))
-    rate = stats.fit_rate(sizes, means, ses if min(ses) > 0 else None)
+    rate = stats.fit_rate(sizes, means, ses if min(ses) > 0 else None, dofs)
     table.add_series(label, "ell", sizes, means, ses, rate.slope, rate.se, predicted)
-    width = max(RATE_Z * rate.se, tol)
+    width = max(stats.t_critical(RATE_Z, rate.dof) * rate.se, tol)
     if rule == "agree":
         ok = abs(rate.slope - limit) <= width
         text = f"|slope - ({limit:g})| <= {width:.2g}"

@@ -114,23 +114,33 @@ def pool(estimates: list[float], variances: list[float]) -> tuple[float, float]:
 
 @dataclass(frozen=True)
 class Rate:
-    """A fitted log–log slope with its standard error."""
+    """A fitted log–log slope, its standard error and that error's degrees of freedom."""
 
     slope: float
     se: float
+    dof: float = math.inf
 
     def agrees(self, predicted: float, z: float = 4.0, floor: float = 0.0) -> bool:
-        """|slope − predicted| ≤ max(z·se, floor)."""
-        return bool(abs(self.slope - predicted) <= max(z * self.se, floor))
+        """|slope − predicted| ≤ max(t_z·se, floor), t_z the T quantile (``dof``) with the
+        normal two-sided tail of z (t_z = z for an exact error)."""
+        return bool(abs(self.slope - predicted) <= max(t_critical(z, self.dof) * self.se, floor))
 
 
 def fit_rate(sizes: list[int] | np.ndarray, values: list[float] | np.ndarray,
-             errors: list[float] | np.ndarray | None = None) -> Rate:
+             errors: list[float] | np.ndarray | None = None,
+             dofs: list[float] | None = None) -> Rate:
     """Slope of log|value| against log(size).
 
     With standard errors of the values, a weighted fit whose slope error comes from
     them (errors of log|v| ≈ err/|v|), inflated by √(χ²/dof) when the fit is poor;
-    without, ordinary least squares with the residual standard error.
+    without, ordinary least squares with the residual standard error. ``dofs``: the
+    degrees of freedom of each error (draws − 1), which give the slope's error its own
+    by Welch–Satterthwaite,
+
+    .. math:: \\nu = \\Big(\\sum_k c_k\\Big)^2 \\Big/ \\sum_k \\frac{c_k^2}{\\nu_k},
+              \\qquad c_k = a_k^2\\,\\sigma_k^2,\\ \\text{slope} = \\sum_k a_k \\log|v_k|;
+
+    without them the error counts as exact (dof = ∞).
     """
     t = np.log(np.asarray(sizes, dtype=float))
     v = np.abs(np.asarray(values, dtype=float))
@@ -150,7 +160,11 @@ def fit_rate(sizes: list[int] | np.ndarray, values: list[float] | np.ndarray,
         se = np.sqrt(chi2_dof / sxx)
     else:
         se = np.sqrt(max(chi2_dof, 1.0) / sxx)
-    return Rate(float(slope), float(se))
+    dof = math.inf
+    if errors is not None and dofs is not None:
+        c = (w * (t - tm) / sxx) ** 2 / w                # a_k² σ_k², σ_k² = 1/w_k
+        dof = float(c.sum() ** 2 / np.sum(c**2 / np.asarray(dofs, dtype=float)))
+    return Rate(float(slope), float(se), dof)
 
 
 # --------------------------------------------------------------------------- value checks

@@ -179,7 +179,7 @@ def sampled_tables(params: Params) -> list[Table]:
             ev.z_combined(moments, [label, "all", "", "", ""], label, zs, rse)
 
     conc = Table("Concentration: max_i |D_ii - 1| against ell (pass: fitted slope within "
-                 f"max(4 se, {RATE_TOLERANCE}) of -1/2)",
+                 f"max(t_4 se, {RATE_TOLERANCE}) of -1/2, t_4 at the slope error's dof)",
                  ["ell", "d_qk", "max_i |D_ii - 1| ± se", "sd(D_ii) (exact)",
                   "max / (sd sqrt(2 log ell))"])
     means, ses = [], []
@@ -192,7 +192,8 @@ def sampled_tables(params: Params) -> list[Table]:
         means.append(mean)
         ses.append(se)
         conc.add([L, d, pm(mean, se), fmt(sd, 6), fmt(mean / (sd * np.sqrt(2 * np.log(L))), 4)])
-    rate = stats.fit_rate(params.sizes, means, ses if all(ses) else None)
+    rate = stats.fit_rate(params.sizes, means, ses if all(ses) else None,
+                          [len(samples[L]["max"]) - 1 for L in params.sizes])
     conc.add_series("max_i |D_ii - 1|", "ell", params.sizes, means, ses, rate.slope, rate.se,
                     -0.5)
     conc.add(["fitted slope", "", pm(rate.slope, rate.se), "predicted -1/2", ""],

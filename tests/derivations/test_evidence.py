@@ -2,10 +2,13 @@
 
 import math
 
+import numpy as np
 import pytest
 
 from derivations import evidence as ev
+from derivations.params import Params
 from derivations.step import Table
+from numerics import stats
 
 
 def test_an_error_of_detectable_reaches_the_threshold_at_one_size():
@@ -33,3 +36,15 @@ def test_a_shared_error_of_detectable_reaches_the_threshold_combined():
 def test_few_draws_need_a_larger_error():
     assert ev.detectable(0.01, 3, 1.0) > ev.detectable(0.01, math.inf, 1.0) == \
         pytest.approx(ev.Z_MAX * 0.01)
+
+
+def test_a_slope_from_few_draws_gets_the_t_quantile_of_its_dof():
+    params = Params(sizes=(100, 200, 400), draws=3)
+    rng = np.random.default_rng(0)
+    values = [s**-0.5 * (1 + 0.05 * rng.standard_normal(3)) for s in params.sizes]
+    table = ev.rate_table("t", params)
+    rate = ev.rate_row(table, "x", params, values, -0.5, "agree", tol=0.0)
+    assert 2 <= rate.dof <= 6                          # three sizes of 2 dof each
+    width = stats.t_critical(ev.RATE_Z, rate.dof) * rate.se
+    assert width > 2 * ev.RATE_Z * rate.se             # 4 se would be far too strict here
+    assert table.rows[-1][-1] == f"|slope - (-0.5)| <= {width:.2g}"

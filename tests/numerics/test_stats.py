@@ -1,5 +1,7 @@
 """Two-way standard errors are calibrated; rate fits recover known slopes."""
 
+import math
+
 import numpy as np
 import pytest
 
@@ -63,6 +65,16 @@ def test_fit_rate_recovers_slope():
     noisy = fit_rate(sizes, [v * (1 + e) for v, e in zip(values, [0.01, -0.01, 0.02, 0])],
                      errors=[0.01 * v for v in values])
     assert noisy.agrees(-0.5) and not noisy.agrees(-1.0)
+
+
+def test_fit_rate_error_dof_by_welch_satterthwaite():
+    sizes = [1.0, np.e, np.e**2]                 # log-spaced: the middle size has no weight
+    values = [1.0, 0.5, 0.25]
+    errors = [0.01 * v for v in values]          # equal weights in log|v|
+    assert fit_rate(sizes, values, errors).dof == math.inf
+    assert fit_rate(sizes, values, errors, [2, 2, 2]).dof == pytest.approx(4.0)
+    assert fit_rate(sizes, values, errors, [2, 100, 7]).dof == pytest.approx(
+        4 / (1 / 2 + 1 / 7))
 
 
 def test_fit_rate_needs_three_sizes():
