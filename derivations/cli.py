@@ -1,13 +1,19 @@
 """The ``attnge`` command: ``steps``, ``verify``, ``tables``, ``spectrum``, ``threshold``.
 
-Exit codes: 0 every check passed, 1 a check failed, 2 bad input (one line, no traceback).
+Exit codes: 0 every check passed, 1 a check failed, 2 bad input (one line naming the
+parameter, nothing computed, nothing written), 3 an internal error once the input was
+accepted (one line naming the log file that holds the traceback; ``--debug`` prints it).
+Every input is checked before any computing, so an error that comes later is ours.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+import tempfile
 import time
+import traceback
+from contextlib import contextmanager
 from pathlib import Path
 
 from derivations import __version__, figures, ledger, report, runner, spectrum, tables
@@ -21,6 +27,24 @@ class UsageError(Exception):
     """Bad command-line input: one line, exit code 2."""
 
 
+class InternalError(Exception):
+    """An error raised after the input was accepted: exit code 3 (the cause is chained)."""
+
+
+LOG = Path(tempfile.gettempdir()) / "attnge-error.log"
+
+
+@contextmanager
+def _computing():
+    """Whatever goes wrong from here on is not the user's input: exit 3."""
+    try:
+        yield
+    except KeyboardInterrupt:
+        raise
+    except Exception as err:
+        raise InternalError(str(err)) from err
+
+
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # one line instead of usage + message
         raise UsageError(message)
@@ -30,6 +54,8 @@ def _parser() -> argparse.ArgumentParser:
     p = _Parser(prog="attnge", description="Verify the Gaussian equivalence of softmax "
                 "self-attention at random initialisation, one proof step at a time.")
     p.add_argument("--version", action="version", version=f"attnge {__version__}")
+    p.add_argument("--debug", action="store_true", help="print the traceback of an internal "
+                   "error (exit 3) instead of writing it to " + str(LOG))
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
     sub.add_parser("steps", help="list the proof steps of the ledger")
     v = sub.add_parser("verify", help="run proof steps and print their evidence")
@@ -80,8 +106,10 @@ def _parser() -> argparse.ArgumentParser:
     h.add_argument("--sizes", default=None, help="comma-separated ell, increasing")
     h.add_argument("--draws", default=None, help="draws per (value, ell)")
     h.add_argument("--seed", default=0, help="seed >= 0 (default 0)")
-    h.add_argument("--beta", default=0.35, help="beta for the order mode (default 0.35)")
-    h.add_argument("--y", default=1.0, help="ell/d_qk for the temperature mode (default 1)")
+    h.add_argument("--beta", default=None, help="beta, order mode only (default "
+                   f"{thresholds.Sweep.beta:g}; the temperature mode sets beta = c sqrt(log ell))")
+    h.add_argument("--y", default=None, help="ell/d_qk, temperature mode only (default "
+                   f"{thresholds.Sweep.y:g}; the order mode sets d_qk = ell^alpha)")
     h.add_argument("--out", default=None, metavar="DIR", help="keep the sweep in "
                    "DIR/threshold-MODE.jsonl (a rerun resumes it) and write the table "
                    "(.md) and the figure (.png) there")
@@ -99,24 +127,31 @@ def _threshold(args: argparse.Namespace) -> int:
         config["sizes"] = parse_sizes(args.sizes)
     if args.draws is not None:
         config["draws"] = args.draws
-    sweep = thresholds.Sweep(args.mode, seed=args.seed, beta=args.beta, y=args.y, **config)
+    for option, mode in (("beta", "order"), ("y", "temperature")):
+        if getattr(args, option) is not None:
+            if args.mode != mode:
+                raise ValueError(f"{option} applies to --mode {mode} only (got --{option} "
+                                 f"{getattr(args, option)} with --mode {args.mode})")
+            config[option] = getattr(args, option)
+    sweep = thresholds.Sweep(args.mode, seed=args.seed, **config)
     if args.out is not None:
-        if Path(args.out).exists() and not Path(args.out).is_dir():
-            raise ValueError(f"out must be a folder (got the file {args.out!r})")
-        figures.require()
+        report.check_output(args.out, "out", folder=True)
+        figures.require("out")
     bar = _progress_bar()
-    done = thresholds.run(sweep, args.out, None if bar is None else
-                          (lambda i, n: bar(i, n, f"draw {min(i + 1, n)}" if i < n else "")))
-    found = thresholds.quantities(sweep, done)
-    text = "\n\n".join(report.markdown_table(t) for t in thresholds.tables(sweep, found)) + "\n"
-    sys.stdout.write(text)
-    if args.out is not None:
-        out = Path(args.out)
-        report.write_atomic(out / f"threshold-{args.mode}.md", text)
-        thresholds.plot(sweep, found, out / f"threshold-{args.mode}.png")
-        sys.stderr.write(f"sweep: {thresholds.store_path(out, args.mode)}\n"
-                         f"figure: {out / f'threshold-{args.mode}.png'}\n")
-    return 0
+    with _computing():
+        done = thresholds.run(sweep, args.out, None if bar is None else
+                              (lambda i, n: bar(i, n, f"draw {min(i + 1, n)}" if i < n else "")))
+        found = thresholds.quantities(sweep, done)
+        tabs = thresholds.tables(sweep, found)
+        text = "\n\n".join(report.markdown_table(t) for t in tabs) + "\n"
+        sys.stdout.write(text)
+        if args.out is not None:
+            out = Path(args.out)
+            report.write_atomic(out / f"threshold-{args.mode}.md", text)
+            thresholds.plot(sweep, found, out / f"threshold-{args.mode}.png")
+            sys.stderr.write(f"sweep: {thresholds.store_path(out, args.mode)}\n"
+                             f"figure: {out / f'threshold-{args.mode}.png'}\n")
+    return 0 if all(t.passed for t in tabs) else 1
 
 
 def _progress_bar():
@@ -143,18 +178,19 @@ def _verify(args: argparse.Namespace) -> int:
     params = Params(beta=args.beta, y=args.y, sizes=parse_sizes(args.sizes),
                     draws=args.draws, seed=args.seed, remove_top=args.remove_top)
     steps = ledger.select(args.steps)
-    if args.json is not None and Path(args.json).is_dir():
-        raise ValueError(f"json must be a file path, not a folder (got {args.json!r})")
-    if args.report is not None:
-        if Path(args.report).exists() and not Path(args.report).is_dir():
-            raise ValueError(f"report must be a folder (got the file {args.report!r})")
-        figures.require()
-    run = runner.run(steps, params, progress=_progress_bar())
-    sys.stdout.write(report.markdown(run))
     if args.json is not None:
-        report.write_json(run, args.json)
+        report.check_output(args.json, "json")
     if args.report is not None:
-        sys.stderr.write(f"report: {report.write_report(run, args.report)}\n")
+        report.check_output(args.report, "report", folder=True)
+        figures.require("report")
+    runner.validate(steps, params)
+    with _computing():
+        run = runner.run(steps, params, progress=_progress_bar())
+        sys.stdout.write(report.markdown(run))
+        if args.json is not None:
+            report.write_json(run, args.json)
+        if args.report is not None:
+            sys.stderr.write(f"report: {report.write_report(run, args.report)}\n")
     sys.stderr.write(f"wall time {run.wall_s:.1f} s\n")
     return 0 if run.passed else 1
 
@@ -164,20 +200,23 @@ def _tables(args: argparse.Namespace) -> int:
     if args.format not in tables.FORMATS:
         raise ValueError(f"format must be one of {', '.join(tables.FORMATS)} "
                          f"(got {args.format!r})")
-    if args.out is not None and Path(args.out).is_dir():
-        raise ValueError(f"out must be a file path, not a folder (got {args.out!r})")
+    if args.out is not None:
+        report.check_output(args.out, "out")
     betas = tables.parse_list(args.beta, "beta")
     ys = tables.parse_list(args.y, "y")
-    rows = tables.build(betas, ys, args.order, args.digits, args.ell, args.dqk, args.moments)
+    tables.validate(betas, ys, args.order, args.digits, args.ell, args.dqk, args.moments)
     parameters = {"beta": [str(b) for b in betas], "y": [str(v) for v in ys],
                   "order": int(args.order), "moments": int(args.moments or args.order),
                   "digits": int(args.digits), "ell": args.ell, "dqk": args.dqk}
-    text = tables.render(rows, args.format,
-                         runner.provenance(parameters, time.perf_counter() - start))
-    if args.out is None:
-        sys.stdout.write(text)
-    else:
-        report.write_atomic(args.out, text)
+    with _computing():
+        rows = tables.build(betas, ys, args.order, args.digits, args.ell, args.dqk,
+                            args.moments)
+        text = tables.render(rows, args.format,
+                             runner.provenance(parameters, time.perf_counter() - start))
+        if args.out is None:
+            sys.stdout.write(text)
+        else:
+            report.write_atomic(args.out, text)
     return 0
 
 
@@ -190,18 +229,24 @@ def _spectrum(args: argparse.Namespace) -> int:
     out = Path(args.out)
     if out.is_dir() or out.suffix.lower() != ".png":
         raise ValueError(f"out must be a .png file path (got {args.out!r})")
-    figures.require()
+    report.check_output(out, "out")
+    report.check_output(out.with_suffix(".csv"), "out (its .csv)")
+    figures.require("out")
+    spectrum.validate(ell, dqk, draws, remove_top)
     bar = _progress_bar()
-    data = spectrum.sample(float(beta), ell, dqk, draws, seed, remove_top,
-                           progress=None if bar is None else
-                           (lambda i, n: bar(i, n, f"draw {min(i + 1, n)}" if i < n else "")))
-    spectrum.plot(data, out)
-    report.write_atomic(out.with_suffix(".csv"), spectrum.to_csv(data))
+    with _computing():
+        data = spectrum.sample(float(beta), ell, dqk, draws, seed, remove_top,
+                               progress=None if bar is None else
+                               (lambda i, n: bar(i, n, f"draw {min(i + 1, n)}" if i < n
+                                                 else "")))
+        spectrum.plot(data, out)
+        report.write_atomic(out.with_suffix(".csv"), spectrum.to_csv(data))
     sys.stderr.write(f"figure: {out}\nnumbers: {out.with_suffix('.csv')}\n")
     return 0
 
 
 def main(argv: list[str] | None = None) -> int:
+    args = None
     try:
         args = _parser().parse_args(argv)
         if args.command == "steps":
@@ -216,6 +261,17 @@ def main(argv: list[str] | None = None) -> int:
     except (UsageError, ValueError) as err:
         print(f"attnge: error: {err}", file=sys.stderr)
         return 2
+    except InternalError as err:
+        cause = err.__cause__
+        what = f"{type(cause).__name__}: {str(cause).splitlines()[0] if str(cause) else ''}"
+        if args is not None and args.debug:
+            traceback.print_exception(cause, file=sys.stderr)
+            print(f"attnge: internal error: {what}", file=sys.stderr)
+        else:
+            LOG.write_text("".join(traceback.format_exception(cause)), encoding="utf-8")
+            print(f"attnge: internal error: {what} (traceback in {LOG}; please report it)",
+                  file=sys.stderr)
+        return 3
     except KeyboardInterrupt:
         print("attnge: interrupted", file=sys.stderr)
         return 130

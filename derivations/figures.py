@@ -7,22 +7,23 @@ from pathlib import Path
 from derivations.report import atomic
 
 
-def pyplot():
-    """matplotlib.pyplot with the non-interactive Agg backend; ValueError if missing."""
+def pyplot(option: str = "out"):
+    """matplotlib.pyplot with the non-interactive Agg backend; ValueError naming the option
+    that asked for a figure if matplotlib is missing."""
     try:
         import matplotlib
     except ImportError:
-        raise ValueError("out: figures need matplotlib; install it with "
-                         "pip install 'attnge[plot]'") from None
+        raise ValueError(f"{option}: figures need matplotlib, the plot extra; install it with "
+                         "pip install 'attnge[plot]' (or pip install matplotlib)") from None
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     return plt
 
 
-def require() -> None:
+def require(option: str = "out") -> None:
     """Fail early (before any sampling) when matplotlib is missing."""
-    pyplot()
+    pyplot(option)
 
 
 def save(fig, path: str | Path) -> None:

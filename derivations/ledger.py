@@ -38,10 +38,10 @@ def select(ids: str | None) -> list[Step]:
     """The steps named in a comma-separated list (all when None), in ledger order."""
     if ids is None:
         return list(STEPS)
-    wanted = [s.strip() for s in ids.split(",") if s.strip()]
+    wanted = [s.strip() for s in ids.split(",")]
     known = {step.id for step in STEPS}
     unknown = [s for s in wanted if s not in known]
-    if unknown or not wanted:
+    if unknown:
         raise ValueError(f"steps must be a comma-separated list of step ids from "
                          f"{', '.join(sorted(known))} (got {ids!r})")
     return [step for step in STEPS if step.id in wanted]

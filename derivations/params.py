@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from theory import inputs
-from theory.inputs import integer, number
+from theory.inputs import integer
 
 DEFAULT_SIZES = (250, 500, 1000, 2000)
 
@@ -30,12 +30,8 @@ class Params:
     remove_top: int = 3     # r: the top r squared singular values left out of "the bulk"
 
     def __post_init__(self) -> None:
-        beta = number(self.beta, "beta")
-        if beta <= 0:
-            raise ValueError(f"beta must be a positive finite number (got {self.beta!r})")
-        y = number(self.y, "y")
-        if y <= 0:
-            raise ValueError(f"y must be a positive finite number (got {self.y!r})")
+        beta = inputs.beta(self.beta)
+        y = inputs.ratio(self.y)
         sizes = tuple(integer(s, "sizes (each ell)", 2) for s in self.sizes)
         if len(sizes) < 3:
             raise ValueError(f"sizes must hold at least 3 values to fit a rate (got {len(sizes)})")

@@ -159,6 +159,29 @@ def atomic(path: str | Path) -> Iterator[Path]:
         raise
 
 
+def check_output(path: str | Path, name: str, folder: bool = False) -> Path:
+    """Refuse, before any computing, an output path that cannot be written.
+
+    The path (a file, or a folder with ``folder``) may exist with the right kind; its
+    first existing ancestor must be a writable folder (the rest is created on writing).
+    ValueError naming ``name`` otherwise.
+    """
+    path = Path(path)
+    kind = "a folder" if folder else "a file path"
+    if path.exists() and path.is_dir() != folder:
+        raise ValueError(f"{name} must be {kind} (got {str(path)!r}, which is "
+                         f"{'a folder' if path.is_dir() else 'a file'})")
+    parent = path if folder and path.exists() else path.parent
+    while not parent.exists():
+        parent = parent.parent
+    if not parent.is_dir():
+        raise ValueError(f"{name} must be {kind} (got {str(path)!r}: {str(parent)!r} is a file)")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise ValueError(f"{name} must be writable (got {str(path)!r}: cannot write in "
+                         f"{str(parent)!r})")
+    return path
+
+
 def write_atomic(path: str | Path, text: str) -> None:
     """Write a text file atomically (see ``atomic``)."""
     with atomic(path) as tmp:

@@ -51,13 +51,18 @@ def mp_density(x: np.ndarray, theta1: float) -> np.ndarray:
     return out
 
 
-def sample(beta: float, ell: int, d_qk: int, draws: int, seed: int = 0, remove_top: int = 3,
-           progress=None) -> FigureData:
-    """Draw the chain ``draws`` times and collect the spectra; ``progress(i, n)`` per draw."""
-    require_memory(ell)
+def validate(ell: int, d_qk: int, draws: int, remove_top: int) -> None:
+    """Refuse bad sizes, and sizes whose draws would not fit in memory, before sampling."""
     if ell < 2 or d_qk < 1 or draws < 1 or not 0 <= remove_top < ell:
         raise ValueError(f"need ell >= 2, dqk >= 1, draws >= 1 and 0 <= remove_top < ell "
                          f"(got ell={ell}, dqk={d_qk}, draws={draws}, remove_top={remove_top})")
+    require_memory(ell, d_qk=d_qk, name="ell, dqk")
+
+
+def sample(beta: float, ell: int, d_qk: int, draws: int, seed: int = 0, remove_top: int = 3,
+           progress=None) -> FigureData:
+    """Draw the chain ``draws`` times and collect the spectra; ``progress(i, n)`` per draw."""
+    validate(ell, d_qk, draws, remove_top)
     bulks: dict[str, list[np.ndarray]] = {k: [] for k in MODEL_KEYS}
     sorted_sum = {k: np.zeros(ell) for k in MODEL_KEYS}
     for i in range(draws):

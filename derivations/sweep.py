@@ -21,7 +21,7 @@ LAW_SMALLEST = 100      # the smallest ell of the law steps (their fits hold fro
 def validate(params: Params) -> None:
     """Refuse sizes whose draws would not fit in memory, before anything is allocated."""
     for ell in params.sizes:
-        require_memory(ell)
+        require_memory(ell, d_qk=params.d_qk(ell))
 
 
 @lru_cache(maxsize=2)

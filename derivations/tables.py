@@ -21,10 +21,13 @@ from numerics.limit_density import right_edge
 from theory import exponential as ex
 from theory import limit_law as ll
 from theory import normalizer as nz
+from theory import inputs
 from theory.inputs import integer
 from theory.symbols import beta, d_qk, ell, eps, exact, positive_beta
 
 FORMATS = ("md", "latex", "csv", "json")
+ORDER_MAX = MOMENTS_MAX = 60    # a few seconds each at 30 digits on 2 cores
+DIGITS_MAX = 300                # the edge and the decimals to 300 digits: about 2 s
 
 
 def parse_list(text: str, name: str, positive: bool = True) -> list[sp.Expr]:
@@ -88,24 +91,37 @@ def normalizer_terms(b: sp.Expr, ell_value: int | None, d_value: int | None) -> 
     return {"E D_ii": nz.mean().subs(at), "Var D_ii": nz.variance().subs(at)}
 
 
-def build(betas: list[sp.Expr], ys: list[sp.Expr], order: int, digits: int,
-          ell_value: int | None = None, d_value: int | None = None,
-          moments: int | None = None) -> list[Row]:
-    """The rows for every (β, y): Hermite coefficients to ``order``, ``moments`` moments."""
-    order = integer(order, "order", 1)
-    moments = order if moments is None else integer(moments, "moments", 1)
-    digits = integer(digits, "digits", 1)
+def validate(betas: list[sp.Expr], ys: list[sp.Expr], order: int, digits: int,
+             ell_value: int | None = None, d_value: int | None = None,
+             moments: int | None = None) -> tuple[int, int, int, int | None, int | None]:
+    """Check every input of ``build`` (ValueError naming it); the checked integers."""
+    order = integer(order, "order", 1, ORDER_MAX)
+    moments = order if moments is None else integer(moments, "moments", 1, MOMENTS_MAX)
+    digits = integer(digits, "digits", 1, DIGITS_MAX)
+    for yy in ys:
+        inputs.ratio(float(yy), "y")
     if (ell_value is None) != (d_value is None):
         raise ValueError("ell and dqk must be given together (exact E D_ii, Var D_ii)")
     if ell_value is not None:
         ell_value, d_value = integer(ell_value, "ell", 2), integer(d_value, "dqk", 1)
+    for b in betas:
+        b = positive_beta(b)
+        if ell_value is not None and not d_value > 4 * b**2:
+            raise ValueError(f"dqk must be > 4 beta^2 = {float(4 * b**2):g} for Var D_ii to "
+                             f"exist (got {d_value})")
+    return order, moments, digits, ell_value, d_value
+
+
+def build(betas: list[sp.Expr], ys: list[sp.Expr], order: int, digits: int,
+          ell_value: int | None = None, d_value: int | None = None,
+          moments: int | None = None) -> list[Row]:
+    """The rows for every (β, y): Hermite coefficients to ``order``, ``moments`` moments."""
+    order, moments, digits, ell_value, d_value = validate(betas, ys, order, digits, ell_value,
+                                                          d_value, moments)
     rows = []
     for b in betas:
         b = positive_beta(b)
         t1, t2 = ll.from_beta(b)
-        if ell_value is not None and not d_value > 4 * b**2:
-            raise ValueError(f"dqk must be > 4 beta^2 = {float(4 * b**2):g} for Var D_ii to "
-                             f"exist (got {d_value})")
         hermite = [ex.hermite_coefficient(k, "f").subs(beta, b) for k in range(order + 1)]
         norm = normalizer_terms(b, ell_value, d_value)
         for yy in ys:

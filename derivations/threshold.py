@@ -28,6 +28,7 @@ from numerics.softmax_mass import expected_mass_difference
 from numerics.threshold import (measure_order, measure_temperature, order_d_qk, temperature_beta)
 from theory import threshold as th
 from theory.inputs import d_qk as rounded_d_qk
+from theory import inputs
 from theory.inputs import integer, number
 
 MODES = ("temperature", "order")
@@ -73,12 +74,12 @@ class Sweep:
         object.__setattr__(self, "sizes", sizes)
         object.__setattr__(self, "draws", integer(self.draws, "draws", 1))
         object.__setattr__(self, "seed", integer(self.seed, "seed", 0))
-        for name in ("beta", "y"):
-            value = number(getattr(self, name), name)
-            if not value > 0:
-                raise ValueError(f"{name} must be a positive finite number "
-                                 f"(got {getattr(self, name)!r})")
-            object.__setattr__(self, name, value)
+        object.__setattr__(self, "beta", inputs.beta(self.beta))
+        object.__setattr__(self, "y", inputs.ratio(self.y))
+        c_max = inputs.BETA_MAX / math.sqrt(math.log(max(sizes)))
+        if self.mode == "temperature" and grid[-1] > c_max:
+            raise ValueError(f"grid must hold c <= {c_max:.3g} at these sizes, so that beta = "
+                             f"c sqrt(log ell) <= {inputs.BETA_MAX:g} (got c = {grid[-1]:g})")
         require_memory(max(sizes), MATRICES[self.mode])
         if self.mode == "order":
             for model in th.ORDER_MODELS:

@@ -56,14 +56,18 @@ def available_bytes() -> int:
     return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
 
 
-def require_memory(ell: int, matrices: int = MATRICES_PER_DRAW) -> None:
-    """Refuse, before allocating, a size whose draw would not fit in available memory."""
-    need = matrices * 8 * ell * ell
+def require_memory(ell: int, matrices: int = MATRICES_PER_DRAW, d_qk: int = 0,
+                   name: str = "sizes") -> None:
+    """Refuse, before allocating, a size whose draw would not fit in available memory:
+    ``matrices`` float64 ℓ×ℓ arrays and Q, K of ℓ×d_qk (the error names ``name``)."""
+    need = 8 * (matrices * ell * ell + 2 * ell * d_qk)
     have = available_bytes()
     if need > have:
         raise ValueError(
-            f"sizes: ell={ell} needs about {need / 2**30:.1f} GiB ({matrices} float64 "
-            f"ell x ell matrices) but {have / 2**30:.1f} GiB is available; use smaller sizes")
+            f"{name}: ell={ell}{f' (d_qk={d_qk})' if d_qk else ''} "
+            f"needs about {need / 2**30:.1f} GiB ({matrices} "
+            f"float64 ell x ell matrices and Q, K) but {have / 2**30:.1f} GiB is available; "
+            "use smaller sizes")
 
 
 def _relative(residual: np.ndarray, reference: np.ndarray) -> float:

@@ -40,9 +40,37 @@ def positive(value: object, name: str) -> float:
     return out
 
 
-def integer(value: object, name: str, least: int = 0) -> int:
-    """An integer >= ``least``: an int, a NumPy integer or a string of digits."""
-    text = f"{name} must be an integer >= {least} (got {value!r})"
+BETA_MAX = 6.0
+"""The largest β any command accepts, so that every float64 stays finite: the fourth
+moment E X⁴ ~ e^{6β²} of the normalizer (β < 10.9), m₄ ~ θ₁⁴ = e^{4β²} of the linear
+model's spectrum (β < 13.3) and the tilted exponentials e^{βz + 3β²/2} of the softmax
+mass. (The checks of a large β need d_qk > 64β² anyway: 6400 at β = 10.)"""
+
+Y_MAX = 1000.0
+"""The largest y = ℓ/d_qk any command accepts (the jump law's atom 1 − 1/y and its
+edge are computed to the digits asked for up to there)."""
+
+
+def beta(value: object, name: str = "beta") -> float:
+    """β in (0, BETA_MAX]."""
+    out = positive(value, name)
+    if out > BETA_MAX:
+        raise ValueError(f"{name} must be in (0, {BETA_MAX:g}] (got {value!r})")
+    return out
+
+
+def ratio(value: object, name: str = "y") -> float:
+    """y = ℓ/d_qk in (0, Y_MAX]."""
+    out = positive(value, name)
+    if out > Y_MAX:
+        raise ValueError(f"{name} must be in (0, {Y_MAX:g}] (got {value!r})")
+    return out
+
+
+def integer(value: object, name: str, least: int = 0, most: int | None = None) -> int:
+    """An integer in [``least``, ``most``]: an int, a NumPy integer or a string of digits."""
+    text = (f"{name} must be an integer >= {least} (got {value!r})" if most is None else
+            f"{name} must be an integer from {least} to {most} (got {value!r})")
     if isinstance(value, (bool, np.bool_)):
         raise ValueError(text)
     if isinstance(value, str):
@@ -54,7 +82,7 @@ def integer(value: object, name: str, least: int = 0) -> int:
         out = int(value)
     else:
         raise ValueError(text)
-    if out < least:
+    if out < least or (most is not None and out > most):
         raise ValueError(text)
     return out
 

@@ -12,6 +12,8 @@ from numbers import Real
 
 import sympy as sp
 
+from theory.inputs import BETA_MAX
+
 beta = sp.Symbol("beta", positive=True)
 x = sp.Symbol("x", real=True)
 k = sp.Symbol("k", integer=True, nonnegative=True)
@@ -47,8 +49,8 @@ def exact(value: Real | str | sp.Expr, name: str) -> sp.Expr:
 def positive_beta(value: Real | str | sp.Expr) -> sp.Expr:
     """β as an exact positive number; ValueError naming ``beta`` otherwise."""
     b = exact(value, "beta")
-    if not b.is_positive:
-        raise ValueError(f"beta must be a positive finite number (got {value})")
+    if not b.is_positive or b > BETA_MAX:
+        raise ValueError(f"beta must be in (0, {BETA_MAX:g}] (got {float(b):g})")
     return b
 
 
