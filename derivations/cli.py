@@ -101,11 +101,21 @@ def _parser() -> argparse.ArgumentParser:
                    "order (d_qk = ell^alpha)")
     h.add_argument("--full", action="store_true", help="the full grids (slow) instead of "
                    "the quick ones")
+    quick, full = thresholds.QUICK, thresholds.FULL
+
+    def shown(value) -> str:
+        return ",".join(map(str, value)) if isinstance(value, tuple) else str(value)
+
+    def defaults(name: str) -> str:
+        return "; ".join(f"{mode}: {shown(quick[mode][name])} (--full {shown(full[mode][name])})"
+                         for mode in thresholds.MODES)
     h.add_argument("--grid", default=None, help="comma-separated c (temperature) or alpha "
-                   "(order) values, increasing")
-    h.add_argument("--sizes", default=None, help="comma-separated ell, increasing")
-    h.add_argument("--draws", default=None, help="draws per (value, ell)")
-    h.add_argument("--seed", default=0, help="seed >= 0 (default 0)")
+                   f"(order) values, increasing (default {defaults('grid')})")
+    h.add_argument("--sizes", default=None, help="comma-separated ell, increasing (default "
+                   f"{defaults('sizes')})")
+    h.add_argument("--draws", default=None, help="draws per (value, ell) (default "
+                   f"{defaults('draws')})")
+    h.add_argument("--seed", default=0, help="seed >= 0 (default %(default)s)")
     h.add_argument("--beta", default=None, help="beta, order mode only (default "
                    f"{thresholds.Sweep.beta:g}; the temperature mode sets beta = c sqrt(log ell))")
     h.add_argument("--y", default=None, help="ell/d_qk, temperature mode only (default "
@@ -140,7 +150,8 @@ def _threshold(args: argparse.Namespace) -> int:
     bar = _progress_bar()
     with _computing():
         done = thresholds.run(sweep, args.out, None if bar is None else
-                              (lambda i, n: bar(i, n, f"draw {min(i + 1, n)}" if i < n else "")))
+                              (lambda i, n: bar(i, n, f"draw {min(i + 1, n)}" if i < n else "")),
+                              warn=lambda text: sys.stderr.write(f"attnge: warning: {text}\n"))
         found = thresholds.quantities(sweep, done)
         tabs = thresholds.tables(sweep, found)
         text = "\n\n".join(report.markdown_table(t) for t in tabs) + "\n"

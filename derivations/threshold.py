@@ -21,14 +21,15 @@ from pathlib import Path
 import numpy as np
 import sympy as sp
 
+from derivations.report import atomic
 from derivations.step import Table
 from numerics import stats
 from numerics.measure import require_memory
 from numerics.softmax_mass import expected_mass_difference
 from numerics.threshold import (measure_order, measure_temperature, order_d_qk, temperature_beta)
 from theory import threshold as th
-from theory.inputs import d_qk as rounded_d_qk
 from theory import inputs
+from theory.inputs import d_qk as rounded_d_qk
 from theory.inputs import integer, number
 
 MODES = ("temperature", "order")
@@ -42,6 +43,9 @@ FULL = {"temperature": {"grid": (*(round(0.1 * i, 2) for i in range(1, 15)), 1.6
                   "sizes": (500, 1000, 2000, 4000), "draws": 2}}
 LEDGER = {"temperature": QUICK["temperature"],     # the ``threshold`` step of ``verify``
           "order": {**QUICK["order"], "sizes": (250, 500, 1000)}}
+REPRODUCIBLE_RTOL = 1e-9
+"""Across NumPy/BLAS builds a stored draw is reproduced to this relative tolerance (the
+Kolmogorov distances, on the 1/ℓ lattice, to one step); on one build, bit for bit."""
 MATRICES = {"temperature": 10, "order": 11}   # ℓ×ℓ float64 arrays alive in one draw
 SCHEMA = {"temperature": "v3", "order": "v2"}   # bump a mode's when its measurement changes:
                                                 # its old records are then not reused
@@ -99,36 +103,108 @@ class Sweep:
         return measure_order(value, ell, self.beta, self.seed, draw)
 
 
+RESULT_KEYS = {
+    "temperature": ("m1", "m1 var", "m2/m1^2", "m3/m1^3", "m4/m1^4", "kolmogorov", "sd(D)",
+                    "s1^2/E"),
+    "order": tuple(f"{kind} {m}{suffix}" for m in th.ORDER_MODELS for kind, suffix in
+                   (("frobenius", ""), ("frobenius", " var"), ("wasserstein", ""),
+                    ("kolmogorov", ""))),
+}
+"""The schema of a stored draw: {"key": str, "result": {these names: numbers}}."""
+
+
 def store_path(folder: str | Path, mode: str) -> Path:
     return Path(folder) / f"threshold-{mode}.jsonl"
 
 
-def load(path: Path) -> dict[str, dict[str, float]]:
-    """Finished draws from a store; a torn last line (an interrupted write) is ignored."""
-    done: dict[str, dict[str, float]] = {}
+def rejected_path(path: Path) -> Path:
+    return path.with_name(path.name + ".rejected")
+
+
+def _record(line: bytes, mode: str) -> tuple[str, dict[str, float]]:
+    """The (key, result) of one stored line; ValueError saying what is wrong with it."""
+    try:
+        record = json.loads(line.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise ValueError("not UTF-8 text") from None
+    except json.JSONDecodeError:
+        raise ValueError("not a JSON record (truncated or garbage)") from None
+    if not isinstance(record, dict) or set(record) != {"key", "result"}:
+        raise ValueError('not a record {"key": ..., "result": ...}')
+    key, result = record["key"], record["result"]
+    if not isinstance(key, str) or not isinstance(result, dict):
+        raise ValueError("key must be a string and result an object")
+    if not key.startswith(f"{SCHEMA[mode]}|{mode}|"):
+        return key, result                        # another schema or mode: kept, not used
+    if set(result) != set(RESULT_KEYS[mode]):
+        raise ValueError(f"result must hold exactly {', '.join(RESULT_KEYS[mode])}")
+    if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in result.values()):
+        raise ValueError("every result must be a number")
+    return key, result
+
+
+@dataclass
+class Store:
+    """What a store holds: the finished draws, its valid lines (bytes as written) and its
+    damaged ones as (line number, what is wrong, the bytes)."""
+
+    done: dict[str, dict[str, float]]
+    valid: list[bytes]
+    damaged: list[tuple[int, str, bytes]]
+
+
+def load(path: Path, mode: str) -> Store:
+    """Read a store line by line; nothing is skipped silently (see ``Store``)."""
+    store = Store({}, [], [])
     if not path.exists():
-        return done
-    for line in path.read_text().splitlines():
-        try:
-            record = json.loads(line)
-            done[record["key"]] = record["result"]
-        except (json.JSONDecodeError, KeyError, TypeError):
+        return store
+    for number_, line in enumerate(path.read_bytes().split(b"\n"), start=1):
+        if not line.strip():
             continue
-    return done
+        try:
+            key, result = _record(line, mode)
+        except ValueError as err:
+            store.damaged.append((number_, str(err), line))
+            continue
+        store.valid.append(line)
+        store.done[key] = result
+    return store
+
+
+def set_aside(path: Path, store: Store) -> None:
+    """Append the damaged lines to ``<store>.rejected`` and rewrite the store with the valid
+    ones, atomically: no valid record is lost, and the damaged draws are measured again."""
+    with open(rejected_path(path), "ab") as fh:
+        for _, _, line in store.damaged:
+            fh.write(line + b"\n")
+        fh.flush()
+        os.fsync(fh.fileno())
+    with atomic(path) as tmp:
+        tmp.write_bytes(b"".join(line + b"\n" for line in store.valid))
 
 
 def run(sweep: Sweep, folder: str | Path | None,
-        progress: Callable[[int, int], None] | None = None) -> dict[str, dict[str, float]]:
-    """Measure every missing draw of the sweep (appending each to the store) and return all."""
+        progress: Callable[[int, int], None] | None = None,
+        warn: Callable[[str], None] | None = None) -> dict[str, dict[str, float]]:
+    """Measure every missing draw of the sweep (appending each to the store) and return all.
+
+    Damaged lines of the store (``load``) are set aside in ``<store>.rejected``, each named
+    to ``warn`` with its file and line number, and their draws are measured again.
+    """
     path = None if folder is None else store_path(folder, sweep.mode)
-    done = {} if path is None else load(path)
+    done: dict[str, dict[str, float]] = {}
+    if path is not None:
+        store = load(path, sweep.mode)
+        if store.damaged:
+            set_aside(path, store)
+        for number_, why, _ in store.damaged:
+            if warn is not None:
+                warn(f"{path}: line {number_}: {why}; moved to {rejected_path(path)}")
+        done = store.done
     todo = [(v, ell, k) for v in sweep.grid for ell in sweep.sizes for k in range(sweep.draws)
             if sweep.key(v, ell, k) not in done]
     if path is not None:
         path.parent.mkdir(parents=True, exist_ok=True)
-        if path.exists() and not path.read_bytes().endswith(b"\n") and path.stat().st_size:
-            with open(path, "a") as fh:   # close a torn line before appending
-                fh.write("\n")
     for i, (v, ell, k) in enumerate(todo):
         if progress is not None:
             progress(i, len(todo))

@@ -1,8 +1,11 @@
 """Bad input and faults: one line naming the parameter, the exit code, nothing computed."""
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from derivations import cli, runner
+from derivations import cli, runner, tables
+from derivations.params import Params, parse_sizes
 from theory import inputs
 
 
@@ -91,3 +94,24 @@ def test_report_without_matplotlib_names_the_option_and_the_extra(capsys, monkey
     code, err = run(capsys, "verify", "--steps", "normalizer", "--report", "out")
     assert code == 2 and len(err) == 1
     assert err[0].startswith("attnge: error: report:") and "attnge[plot]" in err[0]
+
+
+TEXT = st.one_of(st.text(max_size=30), st.from_regex(r"-?[0-9.e+,]{0,20}", fullmatch=True))
+
+
+def one_line_naming(err: ValueError, name: str) -> bool:
+    text = str(err)
+    return "\n" not in text and name in text
+
+
+@given(TEXT)
+def test_every_parser_returns_or_raises_one_line_naming_its_parameter(text):
+    for name, parse in (("sizes", parse_sizes), ("beta", lambda t: tables.parse_list(t, "beta")),
+                        ("beta", inputs.beta), ("y", inputs.ratio),
+                        ("draws", lambda t: inputs.integer(t, "draws", 1)),
+                        ("beta", lambda t: Params(beta=t)), ("y", lambda t: Params(y=t)),
+                        ("draws", lambda t: Params(draws=t))):
+        try:
+            parse(text)
+        except ValueError as err:
+            assert one_line_naming(err, name), (name, text, err)

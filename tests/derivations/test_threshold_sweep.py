@@ -29,7 +29,7 @@ def test_resume_measures_only_what_is_missing(tmp_path, monkeypatch):
     monkeypatch.setattr(sweeps.Sweep, "measure", counted)
     with pytest.raises(Interrupted):
         sweeps.run(sweep, tmp_path)
-    assert len(sweeps.load(sweeps.store_path(tmp_path, "temperature"))) == 4
+    assert len(sweeps.load(sweeps.store_path(tmp_path, "temperature"), "temperature").done) == 4
     with open(sweeps.store_path(tmp_path, "temperature"), "a") as fh:
         fh.write('{"key": "torn')  # a write cut in half
     calls.clear()
