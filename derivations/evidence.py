@@ -132,7 +132,7 @@ def moment_rows(table: Table, sweep: Sweep, params: Params, a: str, b: str,
 
 
 def moment_bound_table(sweep: Sweep, a: str, b: str, kind: str) -> Table:
-    """The perturbation bounds hold on every draw (math.md §4).
+    """The perturbation bounds hold on every draw (docs/math.md §4).
 
     kind "frobenius": |Δm_q| ≤ 2q M^{2q−1} ‖a − b‖_F/√ℓ; kind "rank" (a − b of rank
     one, ``rank_table``): |Δm_q| ≤ 2 M^{2q}/ℓ; M = max(‖a‖, ‖b‖).

@@ -1,6 +1,6 @@
 """Every model of the chain √ℓA⊥ → Y → Y^f → Y^Q → Y^lin_Q → Y^lin_f, from one draw.
 
-The definitions are the project's own (math.md §4), with f(x) = e^{βx − β²/2} − 1,
+The definitions are the project's own (docs/math.md §4), with f(x) = e^{βx − β²/2} − 1,
 u = 𝟙/√ℓ, P = uuᵀ, P⊥ = I − P and ρ = K Kᵀ/d_qk:
 
 =========== ======================================= ==========================

@@ -1,4 +1,4 @@
-"""The spectrum of √ℓA⊥ and the Perron value of A on one draw (math.md §5).
+"""The spectrum of √ℓA⊥ and the Perron value of A on one draw (docs/math.md §5).
 
 M0 = √ℓ(A − 𝟙𝟙ᵀ/ℓ) = √ℓA⊥ (A⊥ = A − uuᵀ, u = 𝟙/√ℓ, since A𝟙 = 𝟙), from one stream of
 scores only: no model of the chain is built, so these draws are cheap enough to take

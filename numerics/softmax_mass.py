@@ -1,4 +1,4 @@
-"""The exact mean mass of a softmax row: what A_ij ≤ 1 takes from m₁ (math.md §6).
+"""The exact mean mass of a softmax row: what A_ij ≤ 1 takes from m₁ (docs/math.md §6).
 
 Given its query q, a row of scores S_j = q·k_j/√d_qk is i.i.d. N(0, v) over the keys,
 v = |q|²/d_qk ~ χ²_d/d. A_j = X_j / Σ_k X_k does not change when every X_j is scaled, so

@@ -1,4 +1,4 @@
-"""Measurements for the linearization threshold (math.md §6), one draw at a time.
+"""Measurements for the linearization threshold (docs/math.md §6), one draw at a time.
 
 Temperature: β = c√(log ℓ), d_qk = ℓ/y. On one draw, √ℓA⊥ against the linear model
 Y^lin_f = (βS + √(θ₁ − θ₂)Z)/√ℓ (same S): the relative difference of the mass m₁ (signed,

@@ -1,4 +1,4 @@
-"""The exponential in the Hermite and Taylor bases (math.md §2).
+"""The exponential in the Hermite and Taylor bases (docs/math.md §2).
 
 g(x) = e^{βx − β²/2} = Σ_k β^k He_k(x)/k!,   f(x) = g(x) − 1,   χ ~ N(0, 1),
 θ₁ = E f(χ)² = e^{β²} − 1,   θ₂ = (E f′(χ))² = β²,   θ₁ − θ₂ = Σ_{k≥2} β^{2k}/k!.

@@ -1,4 +1,4 @@
-r"""Moments of the limit law :math:`\nu_\infty = \rho \boxtimes \mathrm{MP}_1` (math.md §5).
+r"""Moments of the limit law :math:`\nu_\infty = \rho \boxtimes \mathrm{MP}_1` (docs/math.md §5).
 
 The jump law :math:`\rho` is the law of :math:`\theta_1 - \theta_2 + \theta_2 x` with
 :math:`x \sim \mathrm{MP}_y`, the mean-one Marchenko--Pastur law of ratio :math:`y`.
@@ -66,7 +66,7 @@ def _check_param(name: str, value: object, *, strict: bool) -> Expr:
         expr = sympy.sympify(value, strict=True)
     except (sympy.SympifyError, TypeError) as exc:
         raise ValueError(f"{name} must be a number or SymPy expression, got {value!r}") from exc
-    if not isinstance(expr, Expr):  # design.md: user errors are ValueError
+    if not isinstance(expr, Expr):  # a user error is a ValueError
         msg = f"{name} must be a number or SymPy expression, got {value!r}"
         raise ValueError(msg)  # noqa: TRY004
     if expr.is_number and not (expr.is_extended_real and expr.is_finite):

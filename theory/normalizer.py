@@ -1,4 +1,4 @@
-"""The softmax normalizer at finite size (math.md §3).
+"""The softmax normalizer at finite size (docs/math.md §3).
 
 D_ii = Z_i/(ℓ e^{β²/2}) = (1/ℓ) Σ_j X_ij,  X_ij = e^{βS_ij − β²/2}.  Given q_i the X_ij
 are i.i.d. over j; given k_j they are i.i.d. over i. With v = χ²_{d_qk}/d_qk:

@@ -1,4 +1,4 @@
-"""Outliers of √ℓA⊥: one large entry of the matrix makes one outlier (math.md §4).
+"""Outliers of √ℓA⊥: one large entry of the matrix makes one outlier (docs/math.md §4).
 
 A matrix X whose squared singular values follow ν∞, plus a single entry a at (i, j)
 (a rank-one perturbation a e_i e_jᵀ in generic position), has an outlier λ above the

@@ -1,4 +1,4 @@
-"""Where linearization stops: predicted rates and thresholds (math.md §6).
+"""Where linearization stops: predicted rates and thresholds (docs/math.md §6).
 
 Temperature, β = c√(log ℓ) (so e^{β²} = ℓ^{c²}), X = e^{βS − β²/2}, L = log ℓ. Each
 measured distance is predicted to behave as ℓ^{s(c)}; the threshold c* is where s(c*) = 0

@@ -1,4 +1,4 @@
-"""Step ``M0-Y``: the normalizer replaced by its mean, √ℓA⊥ = D⁻¹Y (math.md §4).
+"""Step ``M0-Y``: the normalizer replaced by its mean, √ℓA⊥ = D⁻¹Y (docs/math.md §4).
 
 M0 − Y = (D⁻¹ − I)Y, so ‖M0 − Y‖ ≤ max_i |1/D_ii − 1|·‖Y‖ and
 ‖M0 − Y‖_F/√ℓ ≈ (θ₁ Var D_ii)^{1/2} = O(ℓ^{−1/2}); the moments move by at most

@@ -1,4 +1,4 @@
-"""Step ``Y-Yf``: the projection P⊥ dropped, Y = Y^f P⊥ (math.md §4).
+"""Step ``Y-Yf``: the projection P⊥ dropped, Y = Y^f P⊥ (docs/math.md §4).
 
 Y^f u = (D − 𝟙) (the row means of f(S)), so Y − Y^f = −(D − 𝟙)uᵀ has rank one and
 ‖Y − Y^f‖ = ‖D − 𝟙‖ exactly, with E‖D − 𝟙‖² = ℓ(Var D_ii + (E D_ii − 1)²) → θ₁ + yβ⁴/2:

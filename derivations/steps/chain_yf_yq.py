@@ -1,4 +1,4 @@
-"""Step ``Yf-YQ``: centring given the keys, Y^Q = Y^f − 𝟙cᵀ/√ℓ (math.md §4).
+"""Step ``Yf-YQ``: centring given the keys, Y^Q = Y^f − 𝟙cᵀ/√ℓ (docs/math.md §4).
 
 Given K a row of S is N(0, ρ), ρ = KKᵀ/d_qk, so c_j = E[f(S_ij) | K] = e^{β²(ρ_jj−1)/2} − 1.
 The difference has rank one and norm ‖c‖, with E‖c‖² = ℓ(m₁₁ − 2μ + 1) → yβ⁴/2

@@ -1,4 +1,4 @@
-"""Step ``YlinQ-Ylinf``: the covariance identified, Σ_f ≈ Σ_G = θ₂ρ + (θ₁ − θ₂)I (math.md §4).
+"""Step ``YlinQ-Ylinf``: the covariance identified, Σ_f ≈ Σ_G = θ₂ρ + (θ₁ − θ₂)I (docs/math.md §4).
 
 Both are GΣ^{1/2}/√ℓ with one shared G. Σ_f − Σ_G = Σ_{k≥2} a_k ∘ ρ^{∘k} plus diagonal
 terms of order ρ_jj − 1 = O(d_qk^{−1/2}): ‖·‖_F/√ℓ = O(ℓ^{−1/2}). The k = 2 term keeps a

@@ -1,4 +1,4 @@
-"""Step ``YQ-YlinQ``: Gaussian rows with the conditional covariance Σ_f (math.md §4).
+"""Step ``YQ-YlinQ``: Gaussian rows with the conditional covariance Σ_f (docs/math.md §4).
 
 Given K the rows of f(S) − 𝟙cᵀ are i.i.d. with mean 0 and covariance
 Σ_f[j,k] = e^{β²(ρ_jj+ρ_kk)/2 − β²}(e^{β²ρ_jk} − 1); Y^lin_Q = GΣ_f^{1/2}/√ℓ replaces them

@@ -1,4 +1,4 @@
-"""Step ``exponential``: the Hermite and Taylor expansions of the exponential (math.md §2).
+"""Step ``exponential``: the Hermite and Taylor expansions of the exponential (docs/math.md §2).
 
 Claim: e^{βx − β²/2} = Σ_k β^k He_k(x)/k!, θ₁ = E f(χ)² = e^{β²} − 1,
 θ₂ = (E f′(χ))² = β², θ₁ − θ₂ = Σ_{k≥2} β^{2k}/k!. Checked against mpmath quadrature of

@@ -1,4 +1,4 @@
-"""Step ``limit-law``: the spectrum of √ℓA⊥ converges to ν∞ = ρ ⊠ MP₁ (math.md §5).
+"""Step ``limit-law``: the spectrum of √ℓA⊥ converges to ν∞ = ρ ⊠ MP₁ (docs/math.md §5).
 
 ν∞ is the free Poisson law of rate 1 and jump law ρ (the law of θ₁ − θ₂ + θ₂x, x ~ MP_y):
 its free cumulants are the moments of ρ. Moments by the non-crossing recursion, checked

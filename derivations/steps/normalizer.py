@@ -1,4 +1,4 @@
-"""Step ``normalizer``: the softmax normalizer D_ii at finite ℓ and d_qk (math.md §3).
+"""Step ``normalizer``: the softmax normalizer D_ii at finite ℓ and d_qk (docs/math.md §3).
 
 Claim: E D_ii = e^{−β²/2}(1 − β²/d_qk)^{−d_qk/2} (d_qk > β²) and
 Var D_ii = m₂/ℓ + (1 − 1/ℓ)m₁₁ − μ² (d_qk > 4β²), exactly; Var D_ii = θ₁/ℓ + β⁴/(2d_qk) + …;

@@ -1,4 +1,4 @@
-"""Step ``not-marchenko-pastur``: √ℓA⊥ is not the i.i.d. surrogate √θ₁Z/√ℓ (math.md §5).
+"""Step ``not-marchenko-pastur``: √ℓA⊥ is not the i.i.d. surrogate √θ₁Z/√ℓ (docs/math.md §5).
 
 The surrogate θ₁·MP₁ has m₂ = 2θ₁² and edge 4θ₁; ν∞ has m₂ = 2θ₁² + yθ₂² and a larger
 edge. The sampled gap is judged as a value (fitted to ℓ → ∞, against yθ₂²), and the

@@ -1,4 +1,4 @@
-"""Step ``perron``: the Perron value of A and the rest of its spectrum (math.md §5).
+"""Step ``perron``: the Perron value of A and the rest of its spectrum (docs/math.md §5).
 
 A𝟙 = 𝟙, so A = uuᵀ + A⊥ with A⊥u = 0, and ‖A‖_F² = 1 + ‖A⊥‖_F² = 1 + m₁(M0) → 1 + θ₁
 = e^{β²}. s₁(A)² − 1 is of order ‖Aᵀu − u‖² + ‖A⊥‖² = O(1/ℓ); s₂(A) ≤ s₁(A⊥) =

@@ -1,4 +1,4 @@
-"""Step ``threshold``: where linearization stops (math.md §6), quick sweeps.
+"""Step ``threshold``: where linearization stops (docs/math.md §6), quick sweeps.
 
 Temperature β = c√(log ℓ): each distance between √ℓA⊥ and the linear model (and the
 normalizer's spread) is predicted to scale as ℓ^{s(c)}; its threshold c* solves s(c*) = 0

@@ -14,7 +14,7 @@ def _same(a, b):
     return len(a) == len(b) and all(sp.expand(u - v) == 0 for u, v in zip(a, b))
 
 
-# --- sanity values (math.md §5) -------------------------------------------------------
+# --- sanity values (docs/math.md §5) -------------------------------------------------------
 
 
 def test_m1_m2_sanity_values_in_beta_and_y():
