@@ -11,6 +11,7 @@ line naming the parameter and the accepted range, which the CLI prints (exit cod
 from __future__ import annotations
 
 import math
+import re
 from numbers import Integral
 
 import numpy as np
@@ -75,7 +76,7 @@ def integer(value: object, name: str, least: int = 0, most: int | None = None) -
         raise ValueError(text)
     if isinstance(value, str):
         digits = value.strip()
-        if not digits.lstrip("+-").isdigit():
+        if not re.fullmatch(r"[+-]?[0-9]+", digits):   # ASCII digits, one sign at most
             raise ValueError(text)
         out = int(digits)
     elif isinstance(value, Integral):
