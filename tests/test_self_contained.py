@@ -23,7 +23,9 @@ def test_no_path_outside_the_repository_and_every_cited_section_exists():
             continue
         text = path.read_text(encoding="utf-8", errors="replace")
         assert "../shared" not in text and "design.md" not in text, path
-        for match in re.finditer(r"(\S*)math\.md(?: §(\d+))?", text):
-            assert match.group(1).endswith(("docs/", "`docs/", "(docs/", "[`docs/")), \
+        for match in re.finditer(r"([\w./]*)math\.md(?: §(\d+))?", text):
+            cited = match.group(1) + "math.md"          # from the root, or relative to the file
+            assert ROOT / "docs" / "math.md" in ((ROOT / cited).resolve(),
+                                                 (path.parent / cited).resolve()), \
                 (path, match.group(0))
             assert match.group(2) is None or match.group(2) in sections, (path, match.group(0))
