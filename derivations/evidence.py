@@ -157,6 +157,32 @@ def moment_bound_table(sweep: Sweep, a: str, b: str, kind: str) -> Table:
     return table
 
 
+TAIL_ENTRIES = 1000.0
+
+
+def tail_entries(degree: int, beta: float, entries: int) -> float:
+    """How many of ``entries`` scores are expected beyond S = degree·β, where the entries
+    that carry E X^degree sit (X = e^{βS − β²/2}: e^{pβS} tilts N(0, 1) to N(pβ, 1)).
+
+    .. math:: N\\,P(\\chi > p\\beta) = \\tfrac{N}{2}\\operatorname{erfc}(p\\beta/\\sqrt2)
+
+    A sample mean of a degree-p statistic is judged only where this is at least
+    ``TAIL_ENTRIES``: below, the sample has not reached the entries that make the mean, so
+    its mean and its standard error both fall short (at β = 3 and ℓ = 250, E f(S)² is
+    missed by a factor of seven with a z of −10).
+    """
+    return entries * 0.5 * math.erfc(degree * beta / math.sqrt(2))
+
+
+def tail_untested(degree: int, beta: float, entries: int) -> str | None:
+    """Why a degree-p sample mean over ``entries`` scores is not judged, or None."""
+    reach = tail_entries(degree, beta, entries)
+    if reach >= TAIL_ENTRIES:
+        return None
+    return (f"not tested: {reach:.2g} of the {entries} entries expected beyond S = "
+            f"{degree}beta, which carry the mean (need {TAIL_ENTRIES:g})")
+
+
 def detectable(se: float, dof: float, reference: float, z: float = Z_MAX) -> float:
     """The relative error of ``reference`` that a test at |z| detects: t_z(dof) se/|ref|."""
     return stats.t_critical(z, dof) * se / abs(reference)

@@ -170,11 +170,12 @@ def sampled_tables(params: Params) -> list[Table]:
             d = params.d_qk(L)
             mean, se = samples[L][key]
             exact = float(evaluate(formula(), params.beta, L, d))
+            untested = (f"not tested: d_qk <= {bound:g}, heavy tails" if d <= bound else
+                        ev.tail_untested(p, params.beta, L * L * params.draws))
             z = ev.z_value(moments, [label, L, d, pm(mean, se), fmt(exact, 8)],
                            f"{label} at ell = {L}", mean, se, math.inf, exact,
-                           untested=None if d > bound else
-                           f"not tested: d_qk <= {bound:g}, heavy tails")
-            if d > bound:
+                           untested=untested)
+            if untested is None:
                 zs.append(z)
                 rse.append(se / abs(exact))
         if zs:

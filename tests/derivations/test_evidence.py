@@ -48,3 +48,13 @@ def test_a_slope_from_few_draws_gets_the_t_quantile_of_its_dof():
     width = stats.t_critical(ev.RATE_Z, rate.dof) * rate.se
     assert width > 2 * ev.RATE_Z * rate.se             # 4 se would be far too strict here
     assert table.rows[-1][-1] == f"|slope - (-0.5)| <= {width:.2g}"
+
+
+def test_sample_means_are_judged_only_where_the_sample_reaches_their_tail():
+    from derivations.steps import exponential
+
+    assert ev.tail_untested(2, 1.0, 250 * 250 * 8) is None          # the defaults: tested
+    assert "not tested" in ev.tail_untested(2, 3.0, 250 * 250 * 8)
+    table = exponential.sampled_table(Params(beta=3.0, y=0.25, sizes=(100, 200, 400), draws=1))
+    assert table.values == [] and all(v is None for v in table.verdicts)   # e^{36} is unseen
+    assert any("not tested" in str(c) for row in table.rows for c in row)
