@@ -19,6 +19,7 @@ from pathlib import Path
 from derivations import __version__, figures, ledger, report, runner, spectrum, tables
 from derivations import threshold as thresholds
 from derivations.params import DEFAULT_SIZES, Params, parse_sizes
+from derivations.progress import Progress
 from theory.inputs import integer
 from theory.symbols import positive_beta
 
@@ -54,6 +55,9 @@ def _parser() -> argparse.ArgumentParser:
     p = _Parser(prog="attnge", description="Verify the Gaussian equivalence of softmax "
                 "self-attention at random initialisation, one proof step at a time.")
     p.add_argument("--version", action="version", version=f"attnge {__version__}")
+    p.add_argument("--quiet", action="store_true", help="no progress on stderr (a bar on a "
+                   "terminal with tqdm, the progress extra; else a line per finished step or "
+                   "draw)")
     p.add_argument("--debug", action="store_true", help="print the traceback of an internal "
                    "error (exit 3) instead of writing it to " + str(LOG))
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
@@ -147,10 +151,8 @@ def _threshold(args: argparse.Namespace) -> int:
     if args.out is not None:
         report.check_output(args.out, "out", folder=True)
         figures.require("out")
-    bar = _progress_bar()
     with _computing():
-        done = thresholds.run(sweep, args.out, None if bar is None else
-                              (lambda i, n: bar(i, n, f"draw {min(i + 1, n)}" if i < n else "")),
+        done = thresholds.run(sweep, args.out, _draws(Progress("threshold", args.quiet)),
                               warn=lambda text: sys.stderr.write(f"attnge: warning: {text}\n"))
         found = thresholds.quantities(sweep, done)
         tabs = thresholds.tables(sweep, found)
@@ -165,18 +167,9 @@ def _threshold(args: argparse.Namespace) -> int:
     return 0 if all(t.passed for t in tabs) else 1
 
 
-def _progress_bar():
-    if not sys.stderr.isatty():
-        return None
-
-    def show(i: int, n: int, step_id: str) -> None:
-        bar = "#" * (20 * i // max(n, 1))
-        text = f"running {step_id}" if step_id else "done"
-        sys.stderr.write(f"\r[{bar:<20}] {i}/{n} {text:<40}")
-        if i == n:
-            sys.stderr.write("\n")
-        sys.stderr.flush()
-    return show
+def _draws(progress: Progress):
+    """``progress`` for callers that count draws: (i, n) → a draw label."""
+    return lambda i, n: progress(i, n, f"draw {min(i + 1, n)}" if i < n else "")
 
 
 def _steps() -> int:
@@ -196,7 +189,7 @@ def _verify(args: argparse.Namespace) -> int:
         figures.require("report")
     runner.validate(steps, params)
     with _computing():
-        run = runner.run(steps, params, progress=_progress_bar())
+        run = runner.run(steps, params, progress=Progress("verify", args.quiet))
         sys.stdout.write(report.markdown(run))
         if args.json is not None:
             report.write_json(run, args.json)
@@ -244,12 +237,9 @@ def _spectrum(args: argparse.Namespace) -> int:
     report.check_output(out.with_suffix(".csv"), "out (its .csv)")
     figures.require("out")
     spectrum.validate(ell, dqk, draws, remove_top)
-    bar = _progress_bar()
     with _computing():
         data = spectrum.sample(float(beta), ell, dqk, draws, seed, remove_top,
-                               progress=None if bar is None else
-                               (lambda i, n: bar(i, n, f"draw {min(i + 1, n)}" if i < n
-                                                 else "")))
+                               progress=_draws(Progress("spectrum", args.quiet)))
         spectrum.plot(data, out)
         report.write_atomic(out.with_suffix(".csv"), spectrum.to_csv(data))
     sys.stderr.write(f"figure: {out}\nnumbers: {out.with_suffix('.csv')}\n")
