@@ -1,4 +1,5 @@
-"""The ``attnge`` command: ``steps``, ``verify``, ``tables``, ``spectrum``, ``threshold``.
+"""The ``attnge`` command: ``steps``, ``verify``, ``tables``, ``spectrum``, ``threshold``,
+``bench``.
 
 Exit codes: 0 every check passed, 1 a check failed, 2 bad input (one line naming the
 parameter, nothing computed, nothing written), 3 an internal error once the input was
@@ -9,6 +10,7 @@ Every input is checked before any computing, so an error that comes later is our
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import tempfile
 import time
@@ -16,7 +18,7 @@ import traceback
 from contextlib import contextmanager
 from pathlib import Path
 
-from derivations import __version__, figures, ledger, report, runner, spectrum, tables
+from derivations import __version__, bench, figures, ledger, report, runner, spectrum, tables
 from derivations import threshold as thresholds
 from derivations.params import DEFAULT_SIZES, Params, parse_sizes
 from derivations.progress import Progress
@@ -127,7 +129,34 @@ def _parser() -> argparse.ArgumentParser:
     h.add_argument("--out", default=None, metavar="DIR", help="keep the sweep in "
                    "DIR/threshold-MODE.jsonl (a rerun resumes it) and write the table "
                    "(.md) and the figure (.png) there")
+    b = sub.add_parser("bench", help="time one chain draw against the naive path and the floor")
+    b.add_argument("--ell", action="append", default=None, metavar="L", help="sizes ell = d_qk "
+                   "(repeatable or a comma list; default 1000,2000)")
+    b.add_argument("--draws", default=2, help="draws per size; times are medians (default "
+                   "%(default)s)")
+    b.add_argument("--seed", default=0, help="seed >= 0 (default %(default)s)")
+    b.add_argument("--json", default=None, metavar="FILE", help="write the rows and the "
+                   "provenance as JSON")
     return p
+
+
+def _bench(args: argparse.Namespace) -> int:
+    sizes = [ell for text in (args.ell or ["1000,2000"]) for ell in parse_sizes(text)]
+    seed = integer(args.seed, "seed", 0)
+    if args.json is not None:
+        report.check_output(args.json, "json")
+    bench.validate(sizes, args.draws)
+    start = time.perf_counter()
+    with _computing():
+        rows = bench.bench(sizes, args.draws, seed, _draws_of(Progress("bench", args.quiet)))
+    sys.stdout.write(bench.markdown(rows))
+    if args.json is not None:
+        parameters = {"ell": sizes, "draws": rows[0].draws, "seed": seed, "beta": bench.BETA}
+        report.write_atomic(args.json, json.dumps(
+            {"rows": [r.as_dict() for r in rows],
+             "provenance": runner.provenance(parameters, time.perf_counter() - start)},
+            indent=2) + "\n")
+    return 0
 
 
 def _threshold(args: argparse.Namespace) -> int:
@@ -170,6 +199,11 @@ def _threshold(args: argparse.Namespace) -> int:
 def _draws(progress: Progress):
     """``progress`` for callers that count draws: (i, n) → a draw label."""
     return lambda i, n: progress(i, n, f"draw {min(i + 1, n)}" if i < n else "")
+
+
+def _draws_of(progress: Progress):
+    """``progress`` for callers that pass their own labels."""
+    return lambda i, n, label: progress(i, n, label)
 
 
 def _steps() -> int:
@@ -258,6 +292,8 @@ def main(argv: list[str] | None = None) -> int:
             return _spectrum(args)
         if args.command == "threshold":
             return _threshold(args)
+        if args.command == "bench":
+            return _bench(args)
         return _verify(args)
     except (UsageError, ValueError) as err:
         print(f"attnge: error: {err}", file=sys.stderr)
