@@ -9,8 +9,6 @@ takes the detectable error of their m₄ from about 230% to about 20%.
 
 from __future__ import annotations
 
-import numpy as np
-
 from derivations import evidence as ev
 from derivations.params import Params
 from derivations.step import Table
@@ -25,14 +23,13 @@ DEGREE = 2      # m₁ is of degree 2 in X_ij (E X² is m_2): z-tested where d_q
 def values_table(sw: ev.Sweep, params: Params, model: str, shown: str) -> Table:
     """The value checks of ``model`` (a key of the chain sweep, written ``shown``)."""
     sizes = sorted(sw)
-    per = lambda fn: [np.array([fn(m) for m in sw[ell]]) for ell in sizes]  # noqa: E731
     table = ev.value_table(f"Values of the spectrum of {shown} from the chain draws")
     bound = 0.0 if model == "Y_lin_f" else tail_bound(DEGREE, params.beta)
     tested = [ell for ell in sizes if params.d_qk(ell) > bound]
     if tested:
         formula = chain_means.m1(model)
         ev.exact_rows(table, f"m_1({shown})", tested,
-                      [v for ell, v in zip(sizes, per(lambda m: m.moments(model)[0]))
+                      [v for ell, v in zip(sizes, ev.per_size(sw, lambda m: m.moments(model)[0]))
                        if ell in tested],
                       [float(evaluate(formula, params.beta, ell, params.d_qk(ell)))
                        for ell in tested])
@@ -43,7 +40,8 @@ def values_table(sw: ev.Sweep, params: Params, model: str, shown: str) -> Table:
     nu = limit_values(params)[0]
     for q in range(1, K + 1):
         ev.limit_row(table, f"m_{q}({shown}), bulk (top {CLIP_TOP} clipped), ell -> inf", sizes,
-                     per(lambda m, q=q: clipped_moments(m.spectra[model], K, CLIP_TOP)[q - 1]),
+                     ev.per_size(sw, lambda m, q=q: clipped_moments(m.spectra[model], K,
+                                                                   CLIP_TOP)[q - 1]),
                      nu[q - 1], BULK_POWERS)
     return table
 

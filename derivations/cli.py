@@ -148,7 +148,7 @@ def _bench(args: argparse.Namespace) -> int:
     bench.validate(sizes, args.draws)
     start = time.perf_counter()
     with _computing():
-        rows = bench.bench(sizes, args.draws, seed, _draws_of(Progress("bench", args.quiet)))
+        rows = bench.bench(sizes, args.draws, seed, Progress("bench", args.quiet))
     sys.stdout.write(bench.markdown(rows))
     if args.json is not None:
         parameters = {"ell": sizes, "draws": rows[0].draws, "seed": seed, "beta": bench.BETA}
@@ -199,11 +199,6 @@ def _threshold(args: argparse.Namespace) -> int:
 def _draws(progress: Progress):
     """``progress`` for callers that count draws: (i, n) → a draw label."""
     return lambda i, n: progress(i, n, f"draw {min(i + 1, n)}" if i < n else "")
-
-
-def _draws_of(progress: Progress):
-    """``progress`` for callers that pass their own labels."""
-    return lambda i, n, label: progress(i, n, label)
 
 
 def _steps() -> int:

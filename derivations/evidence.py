@@ -44,8 +44,8 @@ def mean_se(values: np.ndarray) -> tuple[float, float]:
     return float(v.mean()), float(v.std(ddof=1) / np.sqrt(v.size)) if v.size > 1 else 0.0
 
 
-def per_size(sweep: Sweep, fn: Callable[[DrawMeasurement], float]) -> list[np.ndarray]:
-    """fn of every draw, one array per size (in size order)."""
+def per_size(sweep: dict[int, list], fn: Callable[[object], float]) -> list[np.ndarray]:
+    """fn of every draw, one array per size (in size order): chain or law draws."""
     return [np.array([fn(m) for m in sweep[ell]], dtype=float) for ell in sorted(sweep)]
 
 
@@ -78,7 +78,7 @@ def rate_row(table: Table, label: str, params: Params, values: list[np.ndarray],
         return stats.Rate(float("nan"), float("nan"))
     rate = stats.fit_rate(sizes, means, ses if min(ses) > 0 else None, dofs)
     table.add_series(label, "ell", sizes, means, ses, rate.slope, rate.se, predicted)
-    width = max(stats.t_critical(RATE_Z, rate.dof) * rate.se, tol)
+    width = rate.width(RATE_Z, tol)
     if rule == "agree":
         ok = abs(rate.slope - limit) <= width
         text = f"|slope - ({limit:g})| <= {width:.2g}"
@@ -292,13 +292,12 @@ def value_row(table: Table, label: str, estimate: float, se: float, dof: float,
     prediction is 0, e.g. a difference whose size is that of another quantity).
     """
     z = stats.normal_equivalent((estimate - predicted) / se, dof)
-    reference = abs(predicted) if scale is None else abs(scale)
-    detectable = stats.t_critical(VALUE_Z, dof) * se / reference
+    det = detectable(se, dof, predicted if scale is None else scale, VALUE_Z)
     ok = abs(z) <= VALUE_Z
     table.add([label, pm(estimate, se), fmt(predicted, 8), fmt(z, 3), how,
-               f"{100 * detectable:.2g}%"], ok if judged else None)
+               f"{100 * det:.2g}%"], ok if judged else None)
     value = {"quantity": label, "estimate": estimate, "se": se, "dof": dof,
-             "predicted": predicted, "z": z, "how": how, "detectable": detectable,
+             "predicted": predicted, "z": z, "how": how, "detectable": det,
              "passed": ok if judged else None}
     table.values.append(value)
     return value

@@ -120,10 +120,14 @@ class Rate:
     se: float
     dof: float = math.inf
 
+    def width(self, z: float = 4.0, floor: float = 0.0) -> float:
+        """max(t_z·se, floor), t_z the T quantile (``dof``) with the normal two-sided tail
+        of z (t_z = z for an exact error)."""
+        return max(t_critical(z, self.dof) * self.se, floor)
+
     def agrees(self, predicted: float, z: float = 4.0, floor: float = 0.0) -> bool:
-        """|slope − predicted| ≤ max(t_z·se, floor), t_z the T quantile (``dof``) with the
-        normal two-sided tail of z (t_z = z for an exact error)."""
-        return bool(abs(self.slope - predicted) <= max(t_critical(z, self.dof) * self.se, floor))
+        """|slope − predicted| ≤ ``width(z, floor)``."""
+        return bool(abs(self.slope - predicted) <= self.width(z, floor))
 
 
 def fit_rate(sizes: list[int] | np.ndarray, values: list[float] | np.ndarray,
