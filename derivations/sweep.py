@@ -11,17 +11,21 @@ from functools import lru_cache
 
 from derivations.params import Params
 from numerics.law_draws import LawDraw, measure_law_draw
-from numerics.measure import DrawMeasurement, measure_draw, require_memory
+from numerics.measure import MATRICES_PER_DRAW, DrawMeasurement, measure_draw, require_memory
 
 LAW_DRAWS_MAX = 1024
 LAW_FACTOR, LAW_POWER = 4, 1.25
 LAW_SMALLEST = 100      # the smallest ell of the law steps (their fits hold from ell/2 = 50)
 
 
-def validate(params: Params) -> None:
-    """Refuse sizes whose draws would not fit in memory, before anything is allocated."""
+SAMPLE_MATRICES = 6      # ℓ×ℓ float64 arrays alive while the scores of one draw are reduced
+
+
+def validate(params: Params, matrices: int = MATRICES_PER_DRAW) -> None:
+    """Refuse sizes whose draws (``matrices`` ℓ×ℓ arrays and Q, K) would not fit in memory,
+    before anything is allocated."""
     for ell in params.sizes:
-        require_memory(ell, d_qk=params.d_qk(ell))
+        require_memory(ell, matrices, params.d_qk(ell))
 
 
 @lru_cache(maxsize=2)

@@ -14,16 +14,15 @@ import numpy as np
 import sympy as sp
 
 from derivations import evidence as ev
+from derivations import sweep
 from derivations.params import Params
 from derivations.step import Step, Table, digits_agree, digits_text, fmt, pm
 from numerics import stats
 from numerics.reference import gaussian_integral, hermite_e
-from numerics.measure import require_memory
 from numerics.sampling import draw_rng, sample_scores
 from theory import exponential as ex
 from theory.symbols import He, beta, d_qk, k, positive_beta, x
 
-SAMPLE_MATRICES = 6      # ℓ×ℓ float64 arrays alive while one draw is sampled
 ID = "exponential"
 DPS = 30                 # digits of the quadrature route
 MIN_DIGITS = 25          # agreement required
@@ -210,8 +209,7 @@ def check(params: Params) -> list[Table]:
 
 def validate(params: Params) -> None:
     params.require_d_qk(4 * params.beta**2, "E f(S)^2")
-    for L in params.sizes:          # S, e^{βS} and their temporaries; Q, K
-        require_memory(L, SAMPLE_MATRICES, params.d_qk(L))
+    sweep.validate(params, sweep.SAMPLE_MATRICES)
 
 
 STEP = Step(

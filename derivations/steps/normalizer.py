@@ -15,16 +15,15 @@ import numpy as np
 import sympy as sp
 
 from derivations import evidence as ev
+from derivations import sweep
 from derivations.params import Params
 from derivations.step import Step, Table, digits_agree, digits_text, fmt, pm
 from numerics import stats
 from numerics.reference import chi2_integral
-from numerics.measure import require_memory
 from numerics.sampling import draw_rng, normalizer, sample_scores
 from theory import normalizer as nz
 from theory.symbols import beta, d_qk, eps, ell, positive_beta
 
-SAMPLE_MATRICES = 6      # ℓ×ℓ float64 arrays alive while one draw is sampled
 ID = "normalizer"
 DPS = 30
 MIN_DIGITS = 25
@@ -210,8 +209,7 @@ def check(params: Params) -> list[Table]:
 
 def validate(params: Params) -> None:
     params.require_d_qk(4 * params.beta**2, "Var D_ii")
-    for L in params.sizes:          # S, e^{βS} and their temporaries; Q, K
-        require_memory(L, SAMPLE_MATRICES, params.d_qk(L))
+    sweep.validate(params, sweep.SAMPLE_MATRICES)
 
 
 STEP = Step(
