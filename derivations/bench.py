@@ -5,10 +5,10 @@ On the same draws (stream ``"chain"``, the run's seed), per ℓ = d_qk:
 - pipeline: ``numerics.measure.measure_draw``, everything the chain, law, Perron and
   outlier steps read from one draw;
 - naive: the models built the same way, then ``np.linalg.svd(M, compute_uv=False)`` of
-  every matrix whose spectrum or norm is reported (the six models of the chain, the five
-  differences and A), as a script written without care would;
+  every matrix whose spectrum or norm is reported (the six models of the chain, the four
+  differences whose norms a step reads and A), as a script written without care would;
 - floor: what cannot be avoided, sampling Q and K and one Gram product and one
-  ``eigvalsh`` per spectrum a step reads (the six models).
+  eigenvalue solve (``syevd``, jobz N) per spectrum a step reads (the six models).
 
 One small draw runs first, off the clock (one-time costs). The times are the median
 over draws. ``peak_rss_gib`` is the process's peak resident
@@ -25,8 +25,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from numerics import spectra
-from numerics.chain import MODEL_KEYS, chain_models
-from numerics.measure import SPECTRA, measure_draw, require_memory
+from numerics.chain import MODELS_MATRICES, chain_models
+from numerics.law_draws import trace_moments
+from numerics.measure import DIFFERENCES, SPECTRA, measure_draw, require_memory
 from numerics.sampling import attention, draw_rng, sample_scores
 from theory.inputs import integer
 
@@ -64,20 +65,20 @@ def _timed(fn) -> float:
 
 
 def naive(ell: int, seed: int, draw: int) -> None:
-    """The models, then a full SVD of every reported matrix (12 at ℓ×ℓ)."""
+    """The models, then a full SVD of every reported matrix (11 at ℓ×ℓ)."""
     rng = draw_rng(seed, "chain", ell, draw)
     scores = sample_scores(ell, ell, rng)
     models = chain_models(scores, BETA, rng)
-    keys = [k for k in MODEL_KEYS if k in SPECTRA]
-    for key in keys:
+    for key in SPECTRA:
         np.linalg.svd(models[key], compute_uv=False)
-    for a, b in zip(keys[:-1], keys[1:]):
+    for name in DIFFERENCES:
+        a, b = name.split("->")
         np.linalg.svd(models[a] - models[b], compute_uv=False)
     np.linalg.svd(attention(scores.S, BETA), compute_uv=False)
 
 
 def floor(ell: int, seed: int, draw: int) -> float:
-    """Sampling Q, K, S and one Gram product + ``eigvalsh`` per spectrum read (timed
+    """Sampling Q, K, S and one Gram product + ``syevd`` per spectrum read (timed
     alone: the models themselves are built outside the clock)."""
     rng = draw_rng(seed, "chain", ell, draw)
     start = time.perf_counter()
@@ -90,12 +91,39 @@ def floor(ell: int, seed: int, draw: int) -> float:
     return sampled + time.perf_counter() - start
 
 
-def validate(sizes: list[int], draws: int) -> tuple[list[int], int]:
+MOMENTS_MATRICES = 4     # S, the model, its Gram matrix and one power (besides Q and K)
+
+
+def validate(sizes: list[int], draws: int, moments: list[int] = ()) -> tuple[list[int], int]:
     """The checked sizes and draws (ValueError naming them), memory included."""
     sizes = [integer(ell, "ell", 10) for ell in sizes]
     for ell in sizes:
-        require_memory(ell, d_qk=ell, name="ell")
+        require_memory(ell, MODELS_MATRICES, ell, name="ell")   # the naive path
+    for ell in moments:
+        require_memory(integer(ell, "moments", 10), MOMENTS_MATRICES, ell, name="moments")
     return sizes, integer(draws, "draws", 1)
+
+
+def _peak_gib() -> float:
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return peak * (1 if sys.platform == "darwin" else 1024) / 2**30
+
+
+def moments_only(sizes: list[int], seed: int = 0, progress=None) -> list[dict]:
+    """One draw per ℓ = d_qk of ``law_draws.trace_moments`` (m₁..m₄ of √ℓA⊥ and Y^lin_f
+    from Gram traces, no spectrum): its time, the process's peak memory, the moments."""
+    rows = []
+    for n, ell in enumerate(sizes):
+        if progress is not None:
+            progress(n, len(sizes), f"moments at ell = {ell}")
+        start = time.perf_counter()
+        found = trace_moments(ell, ell, BETA, seed, 0)
+        rows.append({"ell": ell, "seconds": time.perf_counter() - start,
+                     "peak_rss_gib": _peak_gib(),
+                     "m(M0)": found["M0"].tolist(), "m(Y_lin_f)": found["Y_lin_f"].tolist()})
+    if progress is not None:
+        progress(len(sizes), len(sizes), "")
+    return rows
 
 
 def bench(sizes: list[int], draws: int, seed: int = 0, progress=None) -> list[BenchRow]:
@@ -109,10 +137,8 @@ def bench(sizes: list[int], draws: int, seed: int = 0, progress=None) -> list[Be
         pipe = [_timed(lambda k=k: measure_draw(ell, ell, BETA, seed, k)) for k in range(draws)]
         slow = [_timed(lambda k=k: naive(ell, seed, k)) for k in range(draws)]
         least = [floor(ell, seed, k) for k in range(draws)]
-        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-        peak *= 1 if sys.platform == "darwin" else 1024          # bytes
         rows.append(BenchRow(ell, draws, float(np.median(pipe)), float(np.median(slow)),
-                             float(np.median(least)), peak / 2**30))
+                             float(np.median(least)), _peak_gib()))
     if progress is not None:
         progress(len(sizes), len(sizes), "")
     return rows
@@ -125,3 +151,13 @@ def markdown(rows: list[BenchRow]) -> str:
         f"| {r.ell} | {r.draws} | {r.pipeline_s:.3g} | {r.naive_s:.3g} | {r.floor_s:.3g} | "
         f"{r.speedup_vs_naive:.2f} | {r.ratio_to_floor:.2f} | {r.peak_rss_gib:.2f} |\n"
         for r in rows)
+
+
+def moments_markdown(rows: list[dict]) -> str:
+    head = ("| ell | seconds | peak RSS GiB | m_1..m_4 of sqrt(ell) A_perp "
+            "| m_1..m_4 of Y^lin_f |\n"
+            "|---|---|---|---|---|\n")
+    return head + "".join(
+        f"| {r['ell']} | {r['seconds']:.3g} | {r['peak_rss_gib']:.2f} | "
+        f"{', '.join(f'{v:.5g}' for v in r['m(M0)'])} | "
+        f"{', '.join(f'{v:.5g}' for v in r['m(Y_lin_f)'])} |\n" for r in rows)

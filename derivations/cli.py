@@ -18,7 +18,8 @@ import traceback
 from contextlib import contextmanager
 from pathlib import Path
 
-from derivations import __version__, bench, figures, ledger, report, runner, spectrum, tables
+from derivations import (__version__, bench, figures, ledger, parallel, report, runner,
+                         spectrum, tables)
 from derivations import threshold as thresholds
 from derivations.params import DEFAULT_SIZES, Params, parse_sizes
 from derivations.progress import Progress
@@ -79,6 +80,7 @@ def _parser() -> argparse.ArgumentParser:
                    "the provenance as JSON")
     v.add_argument("--report", default=None, metavar="DIR", help="write report.md (with a "
                    "log-log figure per step) and report.json to DIR (needs the plot extra)")
+    _cluster_options(v)
     t = sub.add_parser("tables", help="coefficient tables for papers: closed forms, decimals")
     t.add_argument("--beta", default="0.5,1,2", help="comma-separated beta values "
                    "(default %(default)s)")
@@ -129,31 +131,48 @@ def _parser() -> argparse.ArgumentParser:
     h.add_argument("--out", default=None, metavar="DIR", help="keep the sweep in "
                    "DIR/threshold-MODE.jsonl (a rerun resumes it) and write the table "
                    "(.md) and the figure (.png) there")
+    _cluster_options(h)
     b = sub.add_parser("bench", help="time one chain draw against the naive path and the floor")
     b.add_argument("--ell", action="append", default=None, metavar="L", help="sizes ell = d_qk "
                    "(repeatable or a comma list; default 1000,2000)")
     b.add_argument("--draws", default=2, help="draws per size; times are medians (default "
                    "%(default)s)")
     b.add_argument("--seed", default=0, help="seed >= 0 (default %(default)s)")
+    b.add_argument("--moments", action="append", default=None, metavar="L", help="also time "
+                   "one draw of m_1..m_4 of sqrt(ell) A_perp and Y^lin_f from Gram traces at "
+                   "ell = d_qk = L (repeatable or a comma list), e.g. 16384")
     b.add_argument("--json", default=None, metavar="FILE", help="write the rows and the "
                    "provenance as JSON")
     return p
 
 
+def _cluster_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--workers", default=None, metavar="N", help="measure the draws on a local "
+                   "Dask cluster of N single-threaded workers (the dask extra)")
+    p.add_argument("--scheduler", default=None, metavar="ADDRESS", help="measure the draws on "
+                   "the Dask cluster at ADDRESS, e.g. tcp://host:8786 (the dask extra)")
+
+
 def _bench(args: argparse.Namespace) -> int:
-    sizes = [ell for text in (args.ell or ["1000,2000"]) for ell in parse_sizes(text)]
+    sizes = [ell for text in (args.ell or ["1000,2000"]) for ell in parse_sizes(text, "ell")]
+    moments = [ell for text in (args.moments or []) for ell in parse_sizes(text, "moments")]
     seed = integer(args.seed, "seed", 0)
     if args.json is not None:
         report.check_output(args.json, "json")
-    bench.validate(sizes, args.draws)
+    bench.validate(sizes, args.draws, moments)
     start = time.perf_counter()
+    progress = Progress("bench", args.quiet)
     with _computing():
-        rows = bench.bench(sizes, args.draws, seed, Progress("bench", args.quiet))
+        rows = bench.bench(sizes, args.draws, seed, progress)
+        traced = bench.moments_only(moments, seed, progress)
     sys.stdout.write(bench.markdown(rows))
+    if traced:
+        sys.stdout.write("\n" + bench.moments_markdown(traced))
     if args.json is not None:
-        parameters = {"ell": sizes, "draws": rows[0].draws, "seed": seed, "beta": bench.BETA}
+        parameters = {"ell": sizes, "draws": rows[0].draws, "seed": seed, "beta": bench.BETA,
+                      "moments": moments}
         report.write_atomic(args.json, json.dumps(
-            {"rows": [r.as_dict() for r in rows],
+            {"rows": [r.as_dict() for r in rows], "moments": traced,
              "provenance": runner.provenance(parameters, time.perf_counter() - start)},
             indent=2) + "\n")
     return 0
@@ -180,19 +199,22 @@ def _threshold(args: argparse.Namespace) -> int:
     if args.out is not None:
         report.check_output(args.out, "out", folder=True)
         figures.require("out")
-    with _computing():
-        done = thresholds.run(sweep, args.out, _draws(Progress("threshold", args.quiet)),
-                              warn=lambda text: sys.stderr.write(f"attnge: warning: {text}\n"))
-        found = thresholds.quantities(sweep, done)
-        tabs = thresholds.tables(sweep, found)
-        text = "\n\n".join(report.markdown_table(t) for t in tabs) + "\n"
-        sys.stdout.write(text)
-        if args.out is not None:
-            out = Path(args.out)
-            report.write_atomic(out / f"threshold-{args.mode}.md", text)
-            thresholds.plot(sweep, found, out / f"threshold-{args.mode}.png")
-            sys.stderr.write(f"sweep: {thresholds.store_path(out, args.mode)}\n"
-                             f"figure: {out / f'threshold-{args.mode}.png'}\n")
+    workers, scheduler = parallel.validate(args.workers, args.scheduler)
+    with parallel.cluster(workers, scheduler):
+        sweep.validate_memory()             # for the draws that run at once
+        with _computing():
+            done = thresholds.run(sweep, args.out, _draws(Progress("threshold", args.quiet)),
+                                  warn=lambda text: sys.stderr.write(f"attnge: warning: {text}\n"))
+            found = thresholds.quantities(sweep, done)
+            tabs = thresholds.tables(sweep, found)
+            text = "\n\n".join(report.markdown_table(t) for t in tabs) + "\n"
+            sys.stdout.write(text)
+            if args.out is not None:
+                out = Path(args.out)
+                report.write_atomic(out / f"threshold-{args.mode}.md", text)
+                thresholds.plot(sweep, found, out / f"threshold-{args.mode}.png")
+                sys.stderr.write(f"sweep: {thresholds.store_path(out, args.mode)}\n"
+                                 f"figure: {out / f'threshold-{args.mode}.png'}\n")
     return 0 if all(t.passed for t in tabs) else 1
 
 
@@ -217,13 +239,16 @@ def _verify(args: argparse.Namespace) -> int:
         report.check_output(args.report, "report", folder=True)
         figures.require("report")
     runner.validate(steps, params)
-    with _computing():
-        run = runner.run(steps, params, progress=Progress("verify", args.quiet))
-        sys.stdout.write(report.markdown(run))
-        if args.json is not None:
-            report.write_json(run, args.json)
-        if args.report is not None:
-            sys.stderr.write(f"report: {report.write_report(run, args.report)}\n")
+    workers, scheduler = parallel.validate(args.workers, args.scheduler)
+    with parallel.cluster(workers, scheduler):
+        runner.validate(steps, params)          # memory, for the draws that run at once
+        with _computing():
+            run = runner.run(steps, params, progress=Progress("verify", args.quiet))
+            sys.stdout.write(report.markdown(run))
+            if args.json is not None:
+                report.write_json(run, args.json)
+            if args.report is not None:
+                sys.stderr.write(f"report: {report.write_report(run, args.report)}\n")
     sys.stderr.write(f"wall time {run.wall_s:.1f} s\n")
     return 0 if run.passed else 1
 

@@ -10,11 +10,11 @@ from theory.inputs import integer
 DEFAULT_SIZES = (250, 500, 1000, 2000)
 
 
-def parse_sizes(text: str) -> tuple[int, ...]:
-    """'250,500,1000' → (250, 500, 1000); ValueError naming ``sizes`` otherwise."""
+def parse_sizes(text: str, name: str = "sizes") -> tuple[int, ...]:
+    """'250,500,1000' → (250, 500, 1000); ValueError naming ``name`` otherwise."""
     parts = [p.strip() for p in str(text).split(",")]
     if not all(p.isascii() and p.isdigit() for p in parts):
-        raise ValueError(f"sizes must be a comma-separated list of integers (got {text!r})")
+        raise ValueError(f"{name} must be a comma-separated list of integers (got {text!r})")
     return tuple(int(p) for p in parts)
 
 

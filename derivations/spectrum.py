@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from numerics import spectra
-from numerics.chain import MODEL_KEYS, chain_models
+from numerics.chain import MODEL_KEYS, MODELS_MATRICES, chain_models
 from numerics.limit_density import density_grid, right_edge
 from numerics.measure import require_memory
 from numerics.sampling import draw_rng, sample_scores
@@ -56,7 +56,7 @@ def validate(ell: int, d_qk: int, draws: int, remove_top: int) -> None:
     if ell < 2 or d_qk < 1 or draws < 1 or not 0 <= remove_top < ell:
         raise ValueError(f"need ell >= 2, dqk >= 1, draws >= 1 and 0 <= remove_top < ell "
                          f"(got ell={ell}, dqk={d_qk}, draws={draws}, remove_top={remove_top})")
-    require_memory(ell, d_qk=d_qk, name="ell, dqk")
+    require_memory(ell, MODELS_MATRICES, d_qk, name="ell, dqk")
 
 
 def sample(beta: float, ell: int, d_qk: int, draws: int, seed: int = 0, remove_top: int = 3,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+from derivations import parallel
 from derivations.params import Params
 from numerics.law_draws import LawDraw, measure_law_draw
 from numerics.measure import MATRICES_PER_DRAW, DrawMeasurement, measure_draw, require_memory
@@ -22,17 +23,26 @@ SAMPLE_MATRICES = 6      # ℓ×ℓ float64 arrays alive while the scores of one
 
 
 def validate(params: Params, matrices: int = MATRICES_PER_DRAW) -> None:
-    """Refuse sizes whose draws (``matrices`` ℓ×ℓ arrays and Q, K) would not fit in memory,
-    before anything is allocated."""
+    """Refuse sizes whose draws (``matrices`` ℓ×ℓ arrays and Q, K, for each draw that runs at
+    once on this machine) would not fit in memory, before anything is allocated."""
     for ell in params.sizes:
-        require_memory(ell, matrices, params.d_qk(ell))
+        require_memory(ell, matrices, params.d_qk(ell), copies=parallel.concurrent_draws())
+
+
+def _by_size(fn, tasks: list[tuple]) -> dict[int, list]:
+    """ℓ → [fn(ℓ, d_qk, β, seed, k) for its draws k], each draw a task (``parallel``)."""
+    out = {ell: [] for ell, *_ in tasks}
+    results = dict(parallel.measured(fn, tasks))
+    for i, (ell, *_) in enumerate(tasks):
+        out[ell].append(results.pop(i))
+    return out
 
 
 @lru_cache(maxsize=2)
 def _sweep(beta: float, y: float, sizes: tuple[int, ...], draws: int, seed: int,
            d_qk: tuple[int, ...]) -> dict[int, list[DrawMeasurement]]:
-    return {ell: [measure_draw(ell, d, beta, seed, k) for k in range(draws)]
-            for ell, d in zip(sizes, d_qk)}
+    return _by_size(measure_draw, [(ell, d, beta, seed, k) for ell, d in zip(sizes, d_qk)
+                                   for k in range(draws)])
 
 
 def chain_sweep(params: Params) -> dict[int, list[DrawMeasurement]]:
@@ -77,8 +87,9 @@ def _as_law_draw(m: DrawMeasurement) -> LawDraw:
 @lru_cache(maxsize=2)
 def _law(beta: float, sizes: tuple[int, ...], counts: tuple[int, ...], seed: int,
          d_qk: tuple[int, ...]) -> dict[int, list[LawDraw]]:
-    return {ell: [measure_law_draw(ell, d, beta, seed, k) for k in range(n)]
-            for ell, n, d in zip(sizes, counts, d_qk)}
+    out = _by_size(measure_law_draw, [(ell, d, beta, seed, k) for ell, n, d in
+                                      zip(sizes, counts, d_qk) for k in range(n)])
+    return {ell: out.get(ell, []) for ell in sizes}
 
 
 def law_sweep(params: Params) -> dict[int, list[LawDraw]]:

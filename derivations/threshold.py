@@ -21,6 +21,7 @@ from pathlib import Path
 import numpy as np
 import sympy as sp
 
+from derivations import parallel
 from derivations.report import atomic
 from derivations.step import Table
 from numerics import stats
@@ -84,7 +85,7 @@ class Sweep:
         if self.mode == "temperature" and grid[-1] > c_max:
             raise ValueError(f"grid must hold c <= {c_max:.3g} at these sizes, so that beta = "
                              f"c sqrt(log ell) <= {inputs.BETA_MAX:g} (got c = {grid[-1]:g})")
-        require_memory(max(sizes), MATRICES[self.mode])
+        self.validate_memory()
         if self.mode == "order":
             for model in th.ORDER_MODELS:
                 if len(order_grid(self, model)) < 2:
@@ -92,6 +93,10 @@ class Sweep:
                                      f"{min(sizes)}^alpha > {se_bound(self, model):g} for "
                                      f"{model} at beta = {self.beta:g} (raise alpha or the "
                                      f"sizes, or lower beta)")
+
+    def validate_memory(self) -> None:
+        """Refuse sizes whose draws, as many at once as run on this machine, would not fit."""
+        require_memory(max(self.sizes), MATRICES[self.mode], copies=parallel.concurrent_draws())
 
     def key(self, value: float, ell: int, draw: int) -> str:
         fixed = f"y={self.y!r}" if self.mode == "temperature" else f"beta={self.beta!r}"
@@ -205,18 +210,18 @@ def run(sweep: Sweep, folder: str | Path | None,
             if sweep.key(v, ell, k) not in done]
     if path is not None:
         path.parent.mkdir(parents=True, exist_ok=True)
-    for i, (v, ell, k) in enumerate(todo):
-        if progress is not None:
-            progress(i, len(todo))
-        result = sweep.measure(v, ell, k)
+    if progress is not None:
+        progress(0, len(todo))
+    for n, (i, result) in enumerate(parallel.measured(sweep.measure, todo), start=1):
+        v, ell, k = todo[i]
         done[sweep.key(v, ell, k)] = result
         if path is not None:
             with open(path, "a") as fh:
                 fh.write(json.dumps({"key": sweep.key(v, ell, k), "result": result}) + "\n")
                 fh.flush()
                 os.fsync(fh.fileno())
-    if progress is not None:
-        progress(len(todo), len(todo))
+        if progress is not None:
+            progress(n, len(todo))
     return done
 
 

@@ -31,11 +31,13 @@ an input X with orthonormal rows); for another X they are the covariance of that
 from __future__ import annotations
 
 import itertools
+from collections.abc import Iterator
 from typing import NamedTuple
 
 import numpy as np
 
 from numerics.sampling import ScoreDraw, attention, normalizer
+from numerics.spectra import row_gram
 from theory.inputs import positive
 from theory.exponential import f_values, thetas
 from theory.linear_model import c_of_K, sigma_f, sigma_G
@@ -43,11 +45,14 @@ from theory.linear_model import c_of_K, sigma_f, sigma_G
 __all__ = [
     "CHAIN_STEPS",
     "MODEL_KEYS",
+    "MODELS_MATRICES",
     "ChainDiagonals",
     "chain_diagonals",
     "chain_models",
+    "gaussian_models",
     "key_gram",
     "psd_sqrt",
+    "score_models",
 ]
 
 MODEL_KEYS: tuple[str, ...] = ("M0", "Y", "Y_f", "Y_Q", "Y_lin_Q", "Y_lin_f", "surrogate")
@@ -55,6 +60,10 @@ MODEL_KEYS: tuple[str, ...] = ("M0", "Y", "Y_f", "Y_Q", "Y_lin_Q", "Y_lin_f", "s
 
 CHAIN_STEPS: tuple[tuple[str, str], ...] = tuple(itertools.pairwise(MODEL_KEYS[:-1]))
 """Consecutive pairs of the chain, M0 → Y → … → Y_lin_f (the surrogate is no step)."""
+
+MODELS_MATRICES = 11
+"""ℓ×ℓ float64 arrays alive at the peak of :func:`chain_models` and a spectrum of one of its
+models, besides Q and K (measured: peak resident memory of one draw at ℓ = d_qk = 1000)."""
 
 NEGATIVE_EIGENVALUE_RTOL = 1e-10
 """Eigenvalues below −rtol·max|λ| of a covariance are an error, not rounding."""
@@ -91,7 +100,9 @@ def key_gram(K: np.ndarray) -> np.ndarray:
     K = np.asarray(K, dtype=np.float64)
     if K.ndim != 2 or K.shape[1] == 0:
         raise ValueError(f"K must be a matrix with at least one column (got shape {K.shape})")
-    return (K @ K.T) / K.shape[1]
+    rho = row_gram(K)
+    rho /= K.shape[1]
+    return rho
 
 
 def _key_variances(K: np.ndarray) -> np.ndarray:
@@ -132,6 +143,8 @@ def psd_sqrt(
     sigma = np.asarray(sigma, dtype=np.float64)
     if sigma.ndim != 2 or sigma.shape[0] != sigma.shape[1]:
         raise ValueError(f"{name} must be a square matrix (got shape {sigma.shape})")
+    if not np.all(np.isfinite(sigma)):
+        raise ValueError(f"{name} must have finite entries")
     lam, vecs = np.linalg.eigh(sigma)
     scale = np.max(np.abs(lam)) if lam.size else 0.0
     if lam.size and lam[0] < -rtol * scale:
@@ -168,6 +181,64 @@ def chain_diagonals(draw: ScoreDraw, beta: float) -> ChainDiagonals:
     return ChainDiagonals(D=normalizer(draw.S, beta), c=c_of_K(_key_variances(draw.K), beta))
 
 
+def score_models(draw: ScoreDraw, beta: float) -> Iterator[tuple[str, np.ndarray]]:
+    """M0, Y, Y^f, Y^Q of one draw, in the chain's order, each built when it is asked for.
+
+    S is read up front (the draw is not kept): a consumer that drops its own references to
+    the draw and keeps the previous model and the current one holds no more than that and
+    Y^f (shared with the generator until Y^Q is built). Notes: see :func:`chain_models`.
+    """
+    _check_draw(draw)
+    beta = positive(beta, "beta")
+    S = draw.S
+    root = np.sqrt(S.shape[0])
+    c = c_of_K(_key_variances(draw.K), beta)
+    del draw                        # S only, from here (Q and K go with the caller's refs)
+    m0 = attention(S, beta)
+    m0 *= root
+    m0 -= 1.0 / root
+    y_f = f_values(S, beta)
+    del S
+    y_f /= root
+    yield "M0", m0
+    del m0
+    yield "Y", y_f - y_f.mean(axis=1, keepdims=True)
+    yield "Y_f", y_f
+    yield "Y_Q", y_f - c[None, :] / root
+
+
+def gaussian_models(rho: np.ndarray, sigma: np.ndarray, beta: float,
+                    rng: np.random.Generator) -> Iterator[tuple[str, np.ndarray]]:
+    """Y^lin_Q = GΣ_f^{1/2}/√ℓ, then Y^lin_f = GΣ_G^{1/2}/√ℓ, on one G = ``rng.standard_normal``.
+
+    ``sigma`` is Σ_f (``sigma_f(rho, beta)``), released once its root is taken (a caller
+    that keeps no reference of its own saves that array); ``rho`` gives Σ_G. Notes: see
+    :func:`chain_models`.
+    """
+    beta = positive(beta, "beta")
+    if not isinstance(rng, np.random.Generator):
+        msg = f"rng must be a numpy.random.Generator (got {type(rng).__name__})"
+        raise ValueError(msg)  # noqa: TRY004
+    ell = rho.shape[0]
+    root = np.sqrt(ell)
+    sqrt_f = psd_sqrt(sigma, name="Sigma_f")   # both roots before G: LAPACK's
+    del sigma                                                 # workspace (2 ℓ×ℓ) comes first
+    sigma = sigma_G(rho, beta)
+    del rho
+    sqrt_g = psd_sqrt(sigma, name="Sigma_G")
+    del sigma
+    G = rng.standard_normal((ell, ell))
+    y = G @ sqrt_f
+    del sqrt_f
+    y /= root
+    yield "Y_lin_Q", y
+    del y
+    y = G @ sqrt_g
+    del sqrt_g, G
+    y /= root
+    yield "Y_lin_f", y
+
+
 def chain_models(draw: ScoreDraw, beta: float, rng: np.random.Generator) -> dict[str, np.ndarray]:
     """All models of the chain, and the i.i.d. surrogate, on one draw.
 
@@ -202,49 +273,16 @@ def chain_models(draw: ScoreDraw, beta: float, rng: np.random.Generator) -> dict
         \\text{surrogate} = \\sqrt{\\theta_1}\\, Z/\\sqrt\\ell.
 
     M0 is computed from the softmax (``sampling.attention``), Y from f(S) (``expm1``)
-    by removing row means, so that M0 = D⁻¹Y is a check, not a construction.
+    by removing row means, so that M0 = D⁻¹Y is a check, not a construction. The models
+    come from :func:`score_models` and :func:`gaussian_models`, which build them one at a
+    time (``numerics.measure`` keeps two alive).
     """
     _check_draw(draw)
     beta = positive(beta, "beta")
-    if not isinstance(rng, np.random.Generator):
-        msg = f"rng must be a numpy.random.Generator (got {type(rng).__name__})"
-        raise ValueError(msg)  # noqa: TRY004
-    S = np.asarray(draw.S, dtype=np.float64)
-    ell = S.shape[0]
-    root = np.sqrt(ell)
-
-    m0 = attention(S, beta)
-    m0 *= root
-    m0 -= 1.0 / root
-
-    y_f = f_values(S, beta)
-    y_f /= root
-    y = y_f - y_f.mean(axis=1, keepdims=True)
-
     rho = key_gram(draw.K)
-    c = c_of_K(_key_variances(draw.K), beta)
-    y_q = y_f - c[None, :] / root
-
-    G = rng.standard_normal((ell, ell))
-    Z = rng.standard_normal((ell, ell))
-
-    sqrt_f = psd_sqrt(sigma_f(rho, beta), name="Sigma_f")
-    y_lin_q = G @ sqrt_f
-    del sqrt_f
-    y_lin_q /= root
-    sqrt_g = psd_sqrt(sigma_G(rho, beta), name="Sigma_G")
-    del rho
-    y_lin_f = G @ sqrt_g
-    del sqrt_g, G
-    y_lin_f /= root
-
-    Z *= np.sqrt(thetas(beta)[0]) / root
-    return {
-        "M0": m0,
-        "Y": y,
-        "Y_f": y_f,
-        "Y_Q": y_q,
-        "Y_lin_Q": y_lin_q,
-        "Y_lin_f": y_lin_f,
-        "surrogate": Z,
-    }
+    models = dict(score_models(draw, beta))
+    models.update(gaussian_models(rho, sigma_f(rho, beta), beta, rng))
+    ell = rho.shape[0]
+    scale = np.sqrt(thetas(beta)[0]) / np.sqrt(ell)
+    models["surrogate"] = rng.standard_normal((ell, ell)) * scale
+    return models

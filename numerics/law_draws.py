@@ -13,6 +13,7 @@ import numpy as np
 
 from numerics import spectra
 from numerics.sampling import attention, draw_rng, sample_scores
+from theory.exponential import thetas
 
 STREAM = "law"
 POWER_TOL = 1e-15
@@ -64,3 +65,31 @@ def measure_law_draw(ell: int, d_qk: int, beta: float, seed: int, draw: int,
     A -= 1.0 / ell
     A *= np.sqrt(ell)
     return LawDraw(ell, spectra.squared_singular_values(A), s1, frob2)
+
+
+def trace_moments(ell: int, d_qk: int, beta: float, seed: int, draw: int, q_max: int = 4,
+                  stream: str = STREAM) -> dict[str, np.ndarray]:
+    """m_1..m_q of M0 = √ℓA⊥ and of Y^lin_f on the same scores, from traces, no spectrum.
+
+    Y^lin_f = (βS + √(θ₁ − θ₂) Z)/√ℓ has, given K, the law of GΣ_G^{1/2}/√ℓ (its rows are
+    N(0, Σ_G)), so no square root is taken. The moments come from traces of powers of the
+    Gram matrix (``spectra.moments``): at most six ℓ×ℓ arrays (Q, K, S, the model, its
+    Gram matrix and one power), so that ℓ = d_qk = 16384 fits in 24 GiB. M0 is the matrix
+    ``measure_law_draw`` measures on the same (seed, stream, ℓ, draw).
+    """
+    rng = draw_rng(seed, stream, ell, draw)
+    S = sample_scores(ell, d_qk, rng).S
+    A = attention(S, beta)
+    A -= 1.0 / ell
+    A *= np.sqrt(ell)
+    out = {"M0": spectra.moments(A, q_max)}
+    del A
+    theta1, theta2 = thetas(beta)
+    S *= beta
+    Z = rng.standard_normal((ell, ell))
+    Z *= np.sqrt(theta1 - theta2)
+    S += Z
+    del Z
+    S /= np.sqrt(ell)
+    out["Y_lin_f"] = spectra.moments(S, q_max)
+    return out

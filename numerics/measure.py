@@ -13,7 +13,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from numerics import spectra
-from numerics.chain import MODEL_KEYS, chain_diagonals, chain_models, key_gram
+from numerics.chain import (MODEL_KEYS, chain_diagonals, gaussian_models, key_gram,
+                            score_models)
 from numerics.sampling import attention, draw_rng, sample_scores
 from theory.linear_model import sigma_f, sigma_G
 
@@ -22,7 +23,9 @@ RANK_RTOL = 1e-6            # rank one: what lies beyond s₁ is at most this, r
 OP_RTOL = 1e-6              # ARPACK accuracy of s₁ of a full-rank difference (rate rows)
 RANK_ONE = ("Y->Y_f", "Y_f->Y_Q")   # the differences of rank one, whose s₁ is exact
 SPECTRA = tuple(key for key in MODEL_KEYS if key != "surrogate")   # the models measured
-MATRICES_PER_DRAW = 18      # ℓ×ℓ float64 arrays alive at the peak of one draw
+MATRICES_PER_DRAW = 6       # ℓ×ℓ float64 arrays alive at the peak of one draw, besides Q, K:
+                            # the first root (ρ, Σ_f, eigh's copy, eigenvectors, workspace 2),
+                            # held to the measured peak by tests/numerics/test_measure.py
 TOP_ENTRIES = 8             # largest entries of M0 (distinct rows and columns) kept
 
 
@@ -57,21 +60,27 @@ def available_bytes() -> int:
 
 
 def require_memory(ell: int, matrices: int = MATRICES_PER_DRAW, d_qk: int = 0,
-                   name: str = "sizes") -> None:
+                   name: str = "sizes", copies: int = 1) -> None:
     """Refuse, before allocating, a size whose draw would not fit in available memory:
-    ``matrices`` float64 ℓ×ℓ arrays and Q, K of ℓ×d_qk (the error names ``name``)."""
-    need = 8 * (matrices * ell * ell + 2 * ell * d_qk)
+    ``matrices`` float64 ℓ×ℓ arrays and Q, K of ℓ×d_qk, ``copies`` draws at once (the
+    error names ``name``)."""
+    need = 8 * copies * (matrices * ell * ell + 2 * ell * d_qk)
     have = available_bytes()
     if need > have:
+        at_once = f", {copies} draws at once" if copies > 1 else ""
         raise ValueError(
             f"{name}: ell={ell}{f' (d_qk={d_qk})' if d_qk else ''} "
             f"needs about {need / 2**30:.1f} GiB ({matrices} "
-            f"float64 ell x ell matrices and Q, K) but {have / 2**30:.1f} GiB is available; "
-            "use smaller sizes")
+            f"float64 ell x ell matrices and Q, K{at_once}) but {have / 2**30:.1f} GiB is "
+            "available; use smaller sizes")
 
 
-def _relative(residual: np.ndarray, reference: np.ndarray) -> float:
-    return float(np.max(np.abs(residual)) / np.max(np.abs(reference)))
+def _residual(reference: np.ndarray, approximation: np.ndarray) -> float:
+    """max|approximation − reference| / max|reference|; ``approximation`` (a temporary) is
+    overwritten."""
+    approximation -= reference
+    return float(np.max(np.abs(approximation, out=approximation))
+                 / max(-reference.min(), reference.max()))
 
 
 def _difference(A: np.ndarray, B: np.ndarray, rtol: float) -> dict[str, float]:
@@ -84,6 +93,8 @@ def _difference(A: np.ndarray, B: np.ndarray, rtol: float) -> dict[str, float]:
     """
     diff = A - B
     frob2 = float(np.einsum("ij,ij->", diff, diff))
+    if frob2 == 0.0:                                   # A = B: nothing for Lanczos to find
+        return {"op": 0.0, "frob": 0.0, "rest": 0.0}
     op = float(spectra.top_singular_values(diff, 1, rtol)[0])
     rest = np.sqrt(max(frob2 - op * op, 0.0)) / op if op > 0 else 0.0
     return {"op": op, "frob": float(np.sqrt(frob2 / A.shape[0])), "rest": float(rest)}
@@ -101,14 +112,23 @@ def largest_entries(M: np.ndarray, k: int) -> np.ndarray:
     return np.array(out)
 
 
-def _quadratic_forms(R: np.ndarray, W: np.ndarray | None) -> np.ndarray:
-    """t_i = r_iᵀ W r_i for the rows r_i of R (W = None: the identity)."""
-    return np.einsum("ij,ij->i", R, R if W is None else R @ W)
-
-
 def _mean_var(t: np.ndarray) -> tuple[float, float]:
     """Mean of i.i.d. values and the variance of that mean."""
     return float(t.mean()), float(t.var(ddof=1) / t.size)
+
+
+DIFFERENCES = ("M0->Y", "Y->Y_f", "Y_f->Y_Q", "Y_lin_Q->Y_lin_f")
+"""The differences whose norms a step reads: consecutive models of the chain, less
+Y_Q → Y_lin_Q (independent randomness: only their spectra are compared)."""
+
+
+def _perron(S: np.ndarray, beta: float) -> tuple[dict[str, float], dict[str, float]]:
+    """s₁(A), s₂(A) (Lanczos), ‖A‖_F² and the residual of A𝟙 = 𝟙, A = softmax(βS)."""
+    A = attention(S, beta)
+    sA = spectra.top_singular_values(A, 2, OP_RTOL)   # s₁ ≈ 1 is far from s₂: exact
+    perron = {"s1(A)": float(sA[0]), "s2(A)": float(sA[1]),
+              "||A||_F^2": float(np.einsum("ij,ij->", A, A))}
+    return perron, {"A 1 = 1": float(np.max(np.abs(A.sum(axis=1) - 1)))}
 
 
 def measure_draw(ell: int, d_qk: int, beta: float, seed: int, draw: int,
@@ -121,54 +141,83 @@ def measure_draw(ell: int, d_qk: int, beta: float, seed: int, draw: int,
     A𝟙 = 𝟙. Statistics of rows that are i.i.d. given K (value, variance of the mean):
     the projection r_i = Σ_j c_j f(S_ij)/‖c‖² (mean 1 iff E[f(S_ij)|K] = c_j) and the
     quadratic forms r_iᵀWr_i of the centred rows (mean tr WΣ_f) for W = I, uuᵀ, ρ.
+
+    The models come one at a time (``numerics.chain.score_models``, then
+    ``gaussian_models``) and each is dropped once its successor is measured, so that at
+    most ``MATRICES_PER_DRAW`` ℓ×ℓ arrays are alive (besides Q and K).
     """
     rng = draw_rng(seed, stream, ell, draw)
     scores = sample_scores(ell, d_qk, rng)
-    M = chain_models(scores, beta, rng)
     root = np.sqrt(ell)
-    D, c = chain_diagonals(scores, beta)               # D_ii, and c_j from the theory's formula
     u = np.full(ell, 1 / root)
-    rho = key_gram(scores.K)
+    D, c = chain_diagonals(scores, beta)               # D_ii, and c_j from the theory's formula
+    norm_D, norm_c = float(np.linalg.norm(D - 1)), float(np.linalg.norm(c))
+    perron, identities = _perron(scores.S, beta)
+    K = scores.K
+    spec, differences, statistics = {}, {}, {}
+    previous = None
 
-    identities = {
-        "M0 = D^-1 Y": _relative(M["M0"] - M["Y"] / D[:, None], M["M0"]),
-        "Y = Y^f P_perp": _relative(M["Y"] - (M["Y_f"] - np.outer(M["Y_f"] @ u, u)), M["Y"]),
-    }
-    differences = {}
-    for a, b in zip(SPECTRA[:-1], SPECTRA[1:]):
-        key = f"{a}->{b}"
-        differences[key] = _difference(M[a], M[b], 0.0 if key in RANK_ONE else OP_RTOL)
-    spec = {key: spectra.squared_singular_values(M[key]) for key in SPECTRA}
-    differences["M0->Y"]["bound"] = float(np.max(np.abs(1 / D - 1)) * np.sqrt(spec["Y"][0]))
-    norm_D = float(np.linalg.norm(D - 1))
+    def visit(key: str, M: np.ndarray) -> None:
+        nonlocal previous
+        if previous is not None and f"{previous[0]}->{key}" in DIFFERENCES:
+            name = f"{previous[0]}->{key}"
+            differences[name] = _difference(previous[1], M, 0.0 if name in RANK_ONE else OP_RTOL)
+        previous = (key, M)                 # the one before is dropped before the spectrum
+        spec[key] = spectra.squared_singular_values(M)
+
+    models = score_models(scores, beta)
+    del scores                                         # S and Q go with the generator
+    for key, M in models:
+        if key == "M0":
+            top = largest_entries(M, TOP_ENTRIES)
+            identities["||A||_F^2 = 1 + ||A_perp||_F^2"] = abs(
+                perron["||A||_F^2"] - 1 - float(np.einsum("ij,ij->", M, M)) / ell
+            ) / perron["||A||_F^2"]
+        elif key == "Y":
+            identities["M0 = D^-1 Y"] = _residual(previous[1], M / D[:, None])
+        elif key == "Y_f":
+            projected = np.outer(M @ u, -u)
+            projected += M                                  # Y^f P⊥ = Y^f − (Y^f u) uᵀ
+            identities["Y = Y^f P_perp"] = _residual(previous[1], projected)
+            del projected
+            # rows of f(S) are i.i.d. given K: the projection on c has mean 1
+            statistics["projection on c"] = _mean_var((M @ c) * (root / norm_c**2))
+        visit(key, M)
+        if key == "Y":
+            differences["M0->Y"]["bound"] = float(np.max(np.abs(1 / D - 1))
+                                                  * np.sqrt(spec["Y"][0]))
+        del M
+    perron["s1(A_perp)"] = float(np.sqrt(spec["M0"][0] / ell))
     identities["||Y - Y^f|| = ||D - 1||"] = abs(differences["Y->Y_f"]["op"] - norm_D) / norm_D
-    norm_c = float(np.linalg.norm(c))
     identities["||Y^f - Y^Q|| = ||c||"] = abs(differences["Y_f->Y_Q"]["op"] - norm_c) / norm_c
+    statistics["||D - 1||^2"] = (norm_D**2, 0.0)
+    statistics["||c||^2"] = (norm_c**2, 0.0)
 
-    # conditional mean and covariance given K, from rows that are i.i.d. given K
-    F = M["Y_f"] * root
-    statistics = {"projection on c": _mean_var(F @ c / norm_c**2),
-                  "||D - 1||^2": (norm_D**2, 0.0), "||c||^2": (norm_c**2, 0.0)}
-    R = M["Y_Q"] * root
+    # the centred rows r_i = √ℓ (Y^Q)_i given K: mean 0, covariance Σ_f
+    rho = key_gram(K)
+    del K
     Sf = sigma_f(rho, beta)
-    for name, W, expected in (("I", None, np.trace(Sf)), ("uu^T", None, u @ Sf @ u),
-                              ("rho", rho, np.sum(rho * Sf))):
-        t = (R @ u) ** 2 if name == "uu^T" else _quadratic_forms(R, W)
-        mean, var = _mean_var(t)
+    Y_Q = previous[1]
+    for name, expected in (("I", np.trace(Sf)), ("uu^T", u @ Sf @ u),
+                           ("rho", np.einsum("ij,ij->", rho, Sf))):
+        if name == "I":
+            t = np.einsum("ij,ij->i", Y_Q, Y_Q)
+        elif name == "uu^T":
+            t = (Y_Q @ u) ** 2
+        else:
+            t = np.einsum("ij,ij->i", Y_Q, Y_Q @ rho)
+        mean, var = _mean_var(t * ell)
         statistics[f"r^T {name} r"] = (mean - float(expected), var)
         statistics[f"r^T {name} r expected"] = (float(expected), 0.0)   # tr(W Σ_f)
-    statistics["u^T (Sigma_f - Sigma_G) u"] = (float(u @ (Sf - sigma_G(rho, beta)) @ u), 0.0)
-    del F, R, Sf, rho
-
-    A = attention(scores.S, beta)
-    sA = spectra.top_singular_values(A, 2, OP_RTOL)   # s₁ ≈ 1 is far from s₂: exact
-    perron = {"s1(A)": float(sA[0]), "s2(A)": float(sA[1]),
-              "||A||_F^2": float(np.sum(A * A)),
-              "s1(A_perp)": float(np.sqrt(spec["M0"][0] / ell))}
-    identities["A 1 = 1"] = float(np.max(np.abs(A.sum(axis=1) - 1)))
-    identities["||A||_F^2 = 1 + ||A_perp||_F^2"] = abs(
-        perron["||A||_F^2"] - 1 - float(np.sum(M["M0"] ** 2)) / ell) / perron["||A||_F^2"]
-    top = largest_entries(M["M0"], TOP_ENTRIES)
+    spike_G = float(u @ (sigma_G(rho, beta) @ u))
+    statistics["u^T (Sigma_f - Sigma_G) u"] = (float(u @ (Sf @ u)) - spike_G, 0.0)
+    del Y_Q
+    previous = None
+    models = gaussian_models(rho, Sf, beta, rng)      # Σ_f goes once its root is taken
+    del rho, Sf
+    for key, M in models:
+        visit(key, M)
+        del M
     return DrawMeasurement(ell=ell, d_qk=d_qk, spectra=spec, identities=identities,
                            differences=differences, statistics=statistics, perron=perron,
                            top_entries=top, normalizer=D)

@@ -76,10 +76,11 @@ def sample_scores(
 
 
 def log_normalizer(S: np.ndarray, beta: float) -> np.ndarray:
-    """log Z_i = log Σ_j e^{βS_ij}, computed stably (max-shifted)."""
+    """log Z_i = log Σ_j e^{βS_ij}, computed stably (max-shifted, in one ℓ×ℓ array)."""
     bs = beta * S
     m = bs.max(axis=1)
-    return m + np.log(np.exp(bs - m[:, None]).sum(axis=1))
+    bs -= m[:, None]
+    return m + np.log(np.exp(bs, out=bs).sum(axis=1))
 
 
 def normalizer(S: np.ndarray, beta: float) -> np.ndarray:
@@ -88,7 +89,9 @@ def normalizer(S: np.ndarray, beta: float) -> np.ndarray:
 
 
 def attention(S: np.ndarray, beta: float) -> np.ndarray:
-    """A = softmax(βS) row-wise, stable at large β (each row sums to one)."""
-    bs = beta * S
-    e = np.exp(bs - bs.max(axis=1, keepdims=True))
-    return e / e.sum(axis=1, keepdims=True)
+    """A = softmax(βS) row-wise, stable at large β (each row sums to one), in one ℓ×ℓ array."""
+    e = beta * S
+    e -= e.max(axis=1, keepdims=True)
+    np.exp(e, out=e)
+    e /= e.sum(axis=1, keepdims=True)
+    return e

@@ -2,9 +2,9 @@
 
 For an n×p matrix M, ν(M) is the empirical law of the squared singular values, i.e. of
 the eigenvalues of the Gram matrix of the smaller side (M Mᵀ if n ≤ p, else MᵀM).
-Spectra come from ``eigvalsh`` of that Gram matrix (not ``svd``); moments from traces of
-its powers where the whole spectrum is not needed. Moments are normalised by the number
-of rows n, as the paper normalises by ℓ.
+Spectra come from the eigenvalues of that Gram matrix (``syevd``, not ``svd``); moments
+from traces of its powers where the whole spectrum is not needed. Moments are normalised
+by the number of rows n, as the paper normalises by ℓ.
 """
 
 from __future__ import annotations
@@ -50,9 +50,26 @@ def _check_spectrum(eigs: np.ndarray, name: str = "eigs") -> np.ndarray:
     return e
 
 
+SYRK_MAX = 2**27
+"""Operands above this many entries get their Gram matrix by row blocks: OpenBLAS's
+``syrk`` (NumPy's ``A @ A.T``) crashes on large ones (numpy/numpy#19685; ℓ = 16384 here)."""
+
+
+def row_gram(A: np.ndarray) -> np.ndarray:
+    """A Aᵀ: one ``syrk``, or row blocks A[i:j] Aᵀ (``gemm``) for an operand over ``SYRK_MAX``."""
+    if A.size <= SYRK_MAX:
+        return A @ A.T
+    n = A.shape[0]
+    W = np.empty((n, n))
+    step = max(1, SYRK_MAX // A.shape[1])
+    for i in range(0, n, step):
+        np.matmul(A[i:i + step], A.T, out=W[i:i + step])
+    return W
+
+
 def _gram(M: np.ndarray) -> np.ndarray:
     """Gram matrix of the smaller side: M Mᵀ if n ≤ p, else Mᵀ M."""
-    return M @ M.T if M.shape[0] <= M.shape[1] else M.T @ M
+    return row_gram(M if M.shape[0] <= M.shape[1] else M.T)
 
 
 def squared_singular_values(M: np.ndarray) -> np.ndarray:
@@ -70,8 +87,11 @@ def squared_singular_values(M: np.ndarray) -> np.ndarray:
     -----
     .. math:: s_k(M)^2 = \\lambda_k(M M^\\top) = \\lambda_k(M^\\top M),
 
-    from ``eigvalsh`` of the Gram matrix of the smaller side; rounding can make the
-    smallest ones slightly negative, hence the clip.
+    from ``eigvalsh`` (LAPACK ``syevd``) of the Gram matrix of the smaller side; rounding
+    can make the smallest ones slightly negative, hence the clip. NumPy's LAPACK, not
+    SciPy's: the two bundle their own OpenBLAS, whose idle threads spin, and alternating
+    between them on two cores made the many small spectra of a sweep up to five times
+    slower.
 
     Examples
     --------

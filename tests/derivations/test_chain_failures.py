@@ -96,20 +96,22 @@ def test_wrong_limit_moments_fail(monkeypatch):
 
 
 def test_marchenko_pastur_samples_are_not_separated(monkeypatch, fresh_sweep):
-    right = numerics.measure.chain_models
+    right = numerics.measure.score_models
 
-    def surrogate_everywhere(scores, b, rng):
-        models = right(scores, b, rng)
+    def surrogate_everywhere(scores, b):
         ell = scores.S.shape[0]
-        models["M0"] = np.sqrt(np.expm1(b * b)) * rng.standard_normal((ell, ell)) / np.sqrt(ell)
-        return models
+        noise = np.random.default_rng(scores.S[0, :4].view(np.uint64))   # a stream per draw
+        for key, M in right(scores, b):
+            if key == "M0":
+                M = np.sqrt(np.expm1(b * b)) * noise.standard_normal((ell, ell)) / np.sqrt(ell)
+            yield key, M
 
     def surrogate_law_draw(ell, d, b, seed, draw):
         rng = numerics.sampling.draw_rng(seed, "law", ell, draw)
         Z = np.sqrt(np.expm1(b * b)) * rng.standard_normal((ell, ell)) / np.sqrt(ell)
         return numerics.law_draws.LawDraw(ell, numerics.spectra.squared_singular_values(Z),
                                           1.0, 1.0)
-    monkeypatch.setattr(numerics.measure, "chain_models", surrogate_everywhere)
+    monkeypatch.setattr(numerics.measure, "score_models", surrogate_everywhere)
     monkeypatch.setattr(sweep, "measure_law_draw", surrogate_law_draw)
     assert not passed(not_marchenko_pastur.check(SMALL))
 

@@ -1,6 +1,12 @@
-"""Tests of numerics.measure: what one draw's differences say about their rank."""
+"""Tests of numerics.measure: the differences' rank, the engine against the models, memory."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
+import pytest
 
 from numerics.measure import RANK_ONE, RANK_RTOL, measure_draw
 
@@ -25,3 +31,82 @@ def test_top_singular_value_by_power_iteration_or_lanczos(monkeypatch):
     assert abs(law_draws.top_singular_value(A) / exact - 1) < 1e-14
     monkeypatch.setattr(law_draws, "POWER_STEPS", 1)       # no convergence: Lanczos
     assert abs(law_draws.top_singular_value(A) / exact - 1) < 1e-14
+
+
+def test_the_engine_measures_what_the_models_of_chain_models_give():
+    """measure_draw builds the models one at a time, roots before G, Grams overwritten in
+    place; chain_models builds them all at once. Same draw, same numbers (1e-10), with the
+    spectra here from NumPy's svd of each model and the norms from its dense difference."""
+    from numerics.chain import chain_models
+    from numerics.measure import DIFFERENCES, SPECTRA
+    from numerics.sampling import draw_rng, sample_scores
+
+    ell, d_qk, beta = 150, 100, 1.0
+    m = measure_draw(ell, d_qk, beta, seed=4, draw=2)
+    rng = draw_rng(4, "chain", ell, 2)
+    models = chain_models(sample_scores(ell, d_qk, rng), beta, rng)
+    for key in SPECTRA:
+        s2 = np.linalg.svd(models[key], compute_uv=False) ** 2
+        assert np.max(np.abs(m.spectra[key] - s2)) <= 1e-10 * s2[0], key
+    for name in DIFFERENCES:
+        a, b = name.split("->")
+        s = np.linalg.svd(models[a] - models[b], compute_uv=False)
+        assert abs(m.differences[name]["op"] / s[0] - 1) < 1e-10, name
+        assert abs(m.differences[name]["frob"] / (np.linalg.norm(s) / np.sqrt(ell)) - 1) < 1e-10
+
+
+PEAK_SCRIPT = """
+import sys
+from numerics.measure import measure_draw
+
+def status(field):
+    with open("/proc/self/status") as fh:
+        return next(int(line.split()[1]) * 1024 for line in fh if line.startswith(field))
+
+ell, d_qk = int(sys.argv[1]), int(sys.argv[2])
+measure_draw(50, 50, 1.0, 0, 0)                  # imports and lambdify, before the baseline
+with open("/proc/self/clear_refs", "w") as fh:   # the peak (VmHWM) starts again from here
+    fh.write("5")
+before = status("VmRSS:")
+measure_draw(ell, d_qk, 1.0, 0, 0)
+print(status("VmHWM:") - before)
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/self/status")
+@pytest.mark.parametrize("d_qk", [1000, 500])
+def test_memory_guard_holds_the_real_peak_of_one_draw_within_25_percent(d_qk):
+    """The peak resident memory of one draw (a fresh process, its peak VmHWM reset after
+    the imports; glibc told to hand every freed array of 1 MB or more back at once, so that
+    the peak is the arrays alive) against the guard's 8 (MATRICES_PER_DRAW ℓ² + 2ℓ d_qk)
+    bytes. (ru_maxrss would not do: a child started from a large process inherits its peak.)"""
+    from numerics.measure import MATRICES_PER_DRAW
+
+    ell = 1000
+    env = {**os.environ, "MALLOC_MMAP_THRESHOLD_": str(2**20)}
+    out = subprocess.run([sys.executable, "-c", PEAK_SCRIPT, str(ell), str(d_qk)], env=env,
+                         capture_output=True, text=True, check=True,
+                         cwd=Path(__file__).resolve().parents[2])
+    peak = int(out.stdout.split()[-1])
+    guard = 8 * (MATRICES_PER_DRAW * ell * ell + 2 * ell * d_qk)
+    assert 0.75 * peak <= guard <= 1.25 * peak, (peak / 2**20, guard / 2**20)
+
+
+def test_trace_moments_are_the_moments_of_the_spectra():
+    """Traces of Gram powers against the spectrum: M0 that of measure_law_draw (same
+    stream), Y^lin_f that of the same S with the next normal draws of the stream."""
+    from numerics import law_draws, spectra
+    from numerics.sampling import draw_rng, sample_scores
+    from theory.exponential import thetas
+
+    ell, d_qk, beta = 120, 80, 1.5
+    got = law_draws.trace_moments(ell, d_qk, beta, seed=2, draw=3)
+    law = law_draws.measure_law_draw(ell, d_qk, beta, seed=2, draw=3)
+    assert np.allclose(got["M0"], law.moments(4), rtol=1e-10, atol=0)
+    rng = draw_rng(2, law_draws.STREAM, ell, 3)
+    S = sample_scores(ell, d_qk, rng).S
+    t1, t2 = thetas(beta)
+    lin = (beta * S + np.sqrt(t1 - t2) * rng.standard_normal((ell, ell))) / np.sqrt(ell)
+    assert np.allclose(got["Y_lin_f"],
+                       spectra.spectral_moments(spectra.squared_singular_values(lin), 4),
+                       rtol=1e-10, atol=0)

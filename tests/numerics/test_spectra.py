@@ -146,3 +146,16 @@ def test_bad_counts_and_spectra():
         kolmogorov_distance([], [1.0])
     with pytest.raises(ValueError, match="eigs_b"):
         kolmogorov_distance([1.0], [np.inf])
+
+
+def test_row_gram_by_blocks_is_the_gram_matrix(monkeypatch):
+    """Above SYRK_MAX entries the Gram matrix comes from row blocks (OpenBLAS's syrk
+    crashes on large operands); the blocks give the same matrix."""
+    from numerics import spectra
+
+    A = np.random.default_rng(3).standard_normal((37, 23))
+    whole = spectra.row_gram(A)
+    monkeypatch.setattr(spectra, "SYRK_MAX", 100)        # blocks of 4 rows
+    assert np.allclose(spectra.row_gram(A), whole, rtol=1e-13, atol=1e-13)
+    assert np.allclose(spectra.squared_singular_values(A.T),
+                       np.linalg.svd(A, compute_uv=False) ** 2, rtol=1e-12)

@@ -1,0 +1,102 @@
+"""Where the draws of a sweep are measured: in this process, or as tasks on Dask.
+
+A draw is a function of its arguments alone: its generator comes from (seed, stream, ℓ,
+draw) (``numerics.sampling.draw_rng``), never from which other draws run, where, or in
+what order. So the numbers of a sweep do not depend on how its draws are spread. With
+BLAS on one thread everywhere (the workers started here run so) they are the same bit for
+bit; a multi-threaded BLAS (this process, by default) moves the last bits only, about
+1e-14 relative, because its threads split the sums of a matrix product differently.
+
+Outside :func:`cluster` everything runs in this process and Dask is not imported: it is
+the optional extra ``attnge[dask]``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+
+from theory.inputs import integer
+
+EXTRA = "pip install 'attnge[dask]'"
+ONE_THREAD = {name: "1" for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS",
+                                     "MKL_NUM_THREADS")}
+"""The environment of every local worker: BLAS on one thread (one task per core)."""
+
+_client = None
+_local_workers = 1
+
+
+def validate(workers: int | None, scheduler: str | None) -> tuple[int | None, str | None]:
+    """The checked ``workers`` (≥ 1) and ``scheduler`` (an address); ValueError naming them."""
+    if workers is not None and scheduler is not None:
+        raise ValueError("workers: give --workers (a local cluster) or --scheduler (an existing "
+                         "one), not both")
+    if workers is not None:
+        workers = integer(workers, "workers", 1)
+    if scheduler is not None and not str(scheduler).strip():
+        raise ValueError("scheduler must be an address such as tcp://host:8786 (got '')")
+    return workers, scheduler
+
+
+def concurrent_draws() -> int:
+    """How many draws run at once on this machine: the local workers (1 in process or
+    when the workers are another cluster's)."""
+    return _local_workers
+
+
+@contextmanager
+def cluster(workers: int | None = None, scheduler: str | None = None) -> Iterator[None]:
+    """Measure the draws of the sweeps run inside as Dask tasks.
+
+    ``workers``: a local cluster of that many single-threaded worker processes;
+    ``scheduler``: an existing cluster at that address (how a sweep runs on many
+    machines; start its workers with ``--nthreads 1`` and ``OPENBLAS_NUM_THREADS=1`` for
+    numbers identical to a local run); neither: everything in this process.
+    """
+    global _client, _local_workers
+    workers, scheduler = validate(workers, scheduler)
+    if workers is None and scheduler is None:
+        yield
+        return
+    try:
+        import distributed
+    except ImportError:
+        name = "scheduler" if scheduler is not None else "workers"
+        raise ValueError(f"{name}: needs Dask distributed ({EXTRA})") from None
+    local = None
+    if scheduler is not None:
+        try:
+            client = distributed.Client(scheduler, timeout="20s")
+        except (OSError, TimeoutError, ValueError) as err:
+            raise ValueError(f"scheduler: cannot connect to {scheduler} ({err})") from None
+    else:
+        local = distributed.LocalCluster(n_workers=workers, threads_per_worker=1,
+                                         processes=True, dashboard_address=None,
+                                         env=ONE_THREAD)
+        client = distributed.Client(local)
+    saved = _client, _local_workers
+    _client, _local_workers = client, (workers or 1)
+    try:
+        yield
+    finally:
+        _client, _local_workers = saved
+        client.close()
+        if local is not None:
+            local.close()
+
+
+def measured(fn: Callable, tasks: Sequence[tuple]) -> Iterator[tuple[int, object]]:
+    """(i, fn(*tasks[i])) for every task: in order in this process, as they finish on Dask
+    (one task a draw; ``fn`` and its results travel by pickle)."""
+    if _client is None:
+        for i, args in enumerate(tasks):
+            yield i, fn(*args)
+        return
+    import distributed
+
+    futures = [_client.submit(fn, *args, pure=False) for args in tasks]
+    index = {future.key: i for i, future in enumerate(futures)}
+    for future in distributed.as_completed(futures):
+        yield index[future.key], future.result()
+        future.release()
