@@ -18,6 +18,7 @@ GΣGᵀ, so no square root is taken.
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 
 import numpy as np
 
@@ -74,6 +75,13 @@ def mass_difference(m0: np.ndarray, lin: np.ndarray) -> tuple[float, float]:
     return ratio - 1, variance / m1_lin**2
 
 
+@lru_cache(maxsize=1024)
+def _edge(theta1: float, theta2: float, y: float) -> float:
+    """The right edge E of ν∞ (``right_edge``, 15 digits): one root-finding per (c, ℓ), not
+    per draw."""
+    return float(right_edge(theta1, theta2, y, dps=15))
+
+
 def measure_temperature(c: float, ell: int, y: float, seed: int, draw: int,
                         remove_top: int = 3) -> dict[str, float]:
     """One draw at β = c√(log ℓ): √ℓA⊥ against Y^lin_f, and the normalizer.
@@ -91,7 +99,7 @@ def measure_temperature(c: float, ell: int, y: float, seed: int, draw: int,
     lin = (beta * scores.S + math.sqrt(theta1 - theta2) * rng.standard_normal((ell, ell))) / root
     s_m0, s_lin = spectra.squared_singular_values(m0), spectra.squared_singular_values(lin)
     D = normalizer(scores.S, beta)
-    edge = float(right_edge(theta1, theta2, ell / d, dps=15))
+    edge = _edge(theta1, theta2, ell / d)
     out = dict(zip(("m1", "m1 var"), mass_difference(m0, lin)))
     out.update(shape_distances(s_m0, s_lin))
     out["kolmogorov"] = spectra.kolmogorov_distance(spectra.bulk(s_m0, remove_top),
