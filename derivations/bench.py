@@ -26,7 +26,7 @@ import numpy as np
 
 from numerics import spectra
 from numerics.chain import MODELS_MATRICES, chain_models
-from numerics.law_draws import trace_moments
+from numerics.law_draws import TRACE_MOMENTS_MATRICES, trace_moments
 from numerics.measure import DIFFERENCES, SPECTRA, measure_draw, require_memory
 from numerics.sampling import attention, draw_rng, sample_scores
 from theory.inputs import integer
@@ -91,16 +91,14 @@ def floor(ell: int, seed: int, draw: int) -> float:
     return sampled + time.perf_counter() - start
 
 
-MOMENTS_MATRICES = 4     # S, the model, its Gram matrix and one power (besides Q and K)
-
-
 def validate(sizes: list[int], draws: int, moments: list[int] = ()) -> tuple[list[int], int]:
     """The checked sizes and draws (ValueError naming them), memory included."""
     sizes = [integer(ell, "ell", 10) for ell in sizes]
     for ell in sizes:
         require_memory(ell, MODELS_MATRICES, ell, name="ell")   # the naive path
     for ell in moments:
-        require_memory(integer(ell, "moments", 10), MOMENTS_MATRICES, ell, name="moments")
+        require_memory(integer(ell, "moments", 10), TRACE_MOMENTS_MATRICES, ell,
+                       name="moments")
     return sizes, integer(draws, "draws", 1)
 
 

@@ -15,6 +15,7 @@ import sys
 import tempfile
 import time
 import traceback
+from collections.abc import Callable
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -47,6 +48,19 @@ def _computing():
         raise
     except Exception as err:
         raise InternalError(str(err)) from err
+
+
+@contextmanager
+def _cluster(args: argparse.Namespace, validate: Callable[[], None]):
+    """Compute inside the Dask cluster of --workers/--scheduler (neither: in process).
+    ``validate`` runs again there when local workers put several draws in memory at once
+    (its error is still bad input); what fails after that is ours (``_computing``)."""
+    workers, scheduler = parallel.validate(args.workers, args.scheduler)
+    with parallel.cluster(workers, scheduler):
+        if parallel.concurrent_draws() > 1:
+            validate()
+        with _computing():
+            yield
 
 
 class _Parser(argparse.ArgumentParser):
@@ -199,22 +213,19 @@ def _threshold(args: argparse.Namespace) -> int:
     if args.out is not None:
         report.check_output(args.out, "out", folder=True)
         figures.require("out")
-    workers, scheduler = parallel.validate(args.workers, args.scheduler)
-    with parallel.cluster(workers, scheduler):
-        sweep.validate_memory()             # for the draws that run at once
-        with _computing():
-            done = thresholds.run(sweep, args.out, _draws(Progress("threshold", args.quiet)),
-                                  warn=lambda text: sys.stderr.write(f"attnge: warning: {text}\n"))
-            found = thresholds.quantities(sweep, done)
-            tabs = thresholds.tables(sweep, found)
-            text = "\n\n".join(report.markdown_table(t) for t in tabs) + "\n"
-            sys.stdout.write(text)
-            if args.out is not None:
-                out = Path(args.out)
-                report.write_atomic(out / f"threshold-{args.mode}.md", text)
-                thresholds.plot(sweep, found, out / f"threshold-{args.mode}.png")
-                sys.stderr.write(f"sweep: {thresholds.store_path(out, args.mode)}\n"
-                                 f"figure: {out / f'threshold-{args.mode}.png'}\n")
+    with _cluster(args, sweep.validate_memory):
+        done = thresholds.run(sweep, args.out, _draws(Progress("threshold", args.quiet)),
+                              warn=lambda text: sys.stderr.write(f"attnge: warning: {text}\n"))
+        found = thresholds.quantities(sweep, done)
+        tabs = thresholds.tables(sweep, found)
+        text = "\n\n".join(report.markdown_table(t) for t in tabs) + "\n"
+        sys.stdout.write(text)
+        if args.out is not None:
+            out = Path(args.out)
+            report.write_atomic(out / f"threshold-{args.mode}.md", text)
+            thresholds.plot(sweep, found, out / f"threshold-{args.mode}.png")
+            sys.stderr.write(f"sweep: {thresholds.store_path(out, args.mode)}\n"
+                             f"figure: {out / f'threshold-{args.mode}.png'}\n")
     return 0 if all(t.passed for t in tabs) else 1
 
 
@@ -239,16 +250,13 @@ def _verify(args: argparse.Namespace) -> int:
         report.check_output(args.report, "report", folder=True)
         figures.require("report")
     runner.validate(steps, params)
-    workers, scheduler = parallel.validate(args.workers, args.scheduler)
-    with parallel.cluster(workers, scheduler):
-        runner.validate(steps, params)          # memory, for the draws that run at once
-        with _computing():
-            run = runner.run(steps, params, progress=Progress("verify", args.quiet))
-            sys.stdout.write(report.markdown(run))
-            if args.json is not None:
-                report.write_json(run, args.json)
-            if args.report is not None:
-                sys.stderr.write(f"report: {report.write_report(run, args.report)}\n")
+    with _cluster(args, lambda: runner.validate(steps, params)):
+        run = runner.run(steps, params, progress=Progress("verify", args.quiet))
+        sys.stdout.write(report.markdown(run))
+        if args.json is not None:
+            report.write_json(run, args.json)
+        if args.report is not None:
+            sys.stderr.write(f"report: {report.write_report(run, args.report)}\n")
     sys.stderr.write(f"wall time {run.wall_s:.1f} s\n")
     return 0 if run.passed else 1
 

@@ -221,8 +221,9 @@ def gaussian_models(rho: np.ndarray, sigma: np.ndarray, beta: float,
         raise ValueError(msg)  # noqa: TRY004
     ell = rho.shape[0]
     root = np.sqrt(ell)
-    sqrt_f = psd_sqrt(sigma, name="Sigma_f")   # both roots before G: LAPACK's
-    del sigma                                                 # workspace (2 ℓ×ℓ) comes first
+    # both roots before G is drawn: eigh's copy and workspace come while little else is alive
+    sqrt_f = psd_sqrt(sigma, name="Sigma_f")
+    del sigma
     sigma = sigma_G(rho, beta)
     del rho
     sqrt_g = psd_sqrt(sigma, name="Sigma_G")

@@ -62,9 +62,19 @@ def measure_law_draw(ell: int, d_qk: int, beta: float, seed: int, draw: int,
     A = attention(sample_scores(ell, d_qk, rng).S, beta)
     frob2 = float(np.einsum("ij,ij->", A, A))
     s1 = top_singular_value(A)
-    A -= 1.0 / ell
-    A *= np.sqrt(ell)
-    return LawDraw(ell, spectra.squared_singular_values(A), s1, frob2)
+    return LawDraw(ell, spectra.squared_singular_values(_centred(A)), s1, frob2)
+
+
+def _centred(A: np.ndarray) -> np.ndarray:
+    """M0 = √ℓ(A − 𝟙𝟙ᵀ/ℓ), in place."""
+    A -= 1.0 / A.shape[1]
+    A *= np.sqrt(A.shape[1])
+    return A
+
+
+TRACE_MOMENTS_MATRICES = 4
+"""ℓ×ℓ float64 arrays alive in :func:`trace_moments` besides Q and K: S, the model, its
+Gram matrix and one power."""
 
 
 def trace_moments(ell: int, d_qk: int, beta: float, seed: int, draw: int, q_max: int = 4,
@@ -79,11 +89,7 @@ def trace_moments(ell: int, d_qk: int, beta: float, seed: int, draw: int, q_max:
     """
     rng = draw_rng(seed, stream, ell, draw)
     S = sample_scores(ell, d_qk, rng).S
-    A = attention(S, beta)
-    A -= 1.0 / ell
-    A *= np.sqrt(ell)
-    out = {"M0": spectra.moments(A, q_max)}
-    del A
+    out = {"M0": spectra.moments(_centred(attention(S, beta)), q_max)}
     theta1, theta2 = thetas(beta)
     S *= beta
     Z = rng.standard_normal((ell, ell))

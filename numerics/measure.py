@@ -159,8 +159,8 @@ def measure_draw(ell: int, d_qk: int, beta: float, seed: int, draw: int,
 
     def visit(key: str, M: np.ndarray) -> None:
         nonlocal previous
-        if previous is not None and f"{previous[0]}->{key}" in DIFFERENCES:
-            name = f"{previous[0]}->{key}"
+        name = None if previous is None else f"{previous[0]}->{key}"
+        if name in DIFFERENCES:
             differences[name] = _difference(previous[1], M, 0.0 if name in RANK_ONE else OP_RTOL)
         previous = (key, M)                 # the one before is dropped before the spectrum
         spec[key] = spectra.squared_singular_values(M)
@@ -198,19 +198,15 @@ def measure_draw(ell: int, d_qk: int, beta: float, seed: int, draw: int,
     del K
     Sf = sigma_f(rho, beta)
     Y_Q = previous[1]
-    for name, expected in (("I", np.trace(Sf)), ("uu^T", u @ Sf @ u),
-                           ("rho", np.einsum("ij,ij->", rho, Sf))):
-        if name == "I":
-            t = np.einsum("ij,ij->i", Y_Q, Y_Q)
-        elif name == "uu^T":
-            t = (Y_Q @ u) ** 2
-        else:
-            t = np.einsum("ij,ij->i", Y_Q, Y_Q @ rho)
+    uSu = float(u @ (Sf @ u))
+    for name, t, expected in (
+            ("I", np.einsum("ij,ij->i", Y_Q, Y_Q), np.trace(Sf)),
+            ("uu^T", (Y_Q @ u) ** 2, uSu),
+            ("rho", np.einsum("ij,ij->i", Y_Q, Y_Q @ rho), np.einsum("ij,ij->", rho, Sf))):
         mean, var = _mean_var(t * ell)
         statistics[f"r^T {name} r"] = (mean - float(expected), var)
         statistics[f"r^T {name} r expected"] = (float(expected), 0.0)   # tr(W Σ_f)
-    spike_G = float(u @ (sigma_G(rho, beta) @ u))
-    statistics["u^T (Sigma_f - Sigma_G) u"] = (float(u @ (Sf @ u)) - spike_G, 0.0)
+    statistics["u^T (Sigma_f - Sigma_G) u"] = (uSu - float(u @ (sigma_G(rho, beta) @ u)), 0.0)
     del Y_Q
     previous = None
     models = gaussian_models(rho, Sf, beta, rng)      # Σ_f goes once its root is taken
