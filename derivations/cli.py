@@ -53,14 +53,11 @@ def _computing():
 @contextmanager
 def _cluster(args: argparse.Namespace, validate: Callable[[], None]):
     """Compute inside the Dask cluster of --workers/--scheduler (neither: in process).
-    ``validate`` runs again there when local workers put several draws in memory at once
-    (its error is still bad input); what fails after that is ours (``_computing``)."""
+    ``validate`` runs again, before the workers start, when local workers put several draws
+    in memory at once (its error is still bad input); what fails after that is ours."""
     workers, scheduler = parallel.validate(args.workers, args.scheduler)
-    with parallel.cluster(workers, scheduler):
-        if parallel.concurrent_draws() > 1:
-            validate()
-        with _computing():
-            yield
+    with parallel.cluster(workers, scheduler, check=validate), _computing():
+        yield
 
 
 class _Parser(argparse.ArgumentParser):

@@ -13,6 +13,7 @@ the optional extra ``attnge[dask]``.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 
@@ -28,12 +29,13 @@ _local_workers = 1
 
 
 def validate(workers: int | None, scheduler: str | None) -> tuple[int | None, str | None]:
-    """The checked ``workers`` (≥ 1) and ``scheduler`` (an address); ValueError naming them."""
+    """The checked ``workers`` (1 to the cores of this machine) and ``scheduler`` (an
+    address); ValueError naming them."""
     if workers is not None and scheduler is not None:
         raise ValueError("workers: give --workers (a local cluster) or --scheduler (an existing "
                          "one), not both")
-    if workers is not None:
-        workers = integer(workers, "workers", 1)
+    if workers is not None:     # one single-threaded worker per core at most
+        workers = integer(workers, "workers", 1, os.cpu_count() or 1)
     if scheduler is not None and not str(scheduler).strip():
         raise ValueError("scheduler must be an address such as tcp://host:8786 (got '')")
     return workers, scheduler
@@ -46,13 +48,16 @@ def concurrent_draws() -> int:
 
 
 @contextmanager
-def cluster(workers: int | None = None, scheduler: str | None = None) -> Iterator[None]:
+def cluster(workers: int | None = None, scheduler: str | None = None,
+            check: Callable[[], None] | None = None) -> Iterator[None]:
     """Measure the draws of the sweeps run inside as Dask tasks.
 
     ``workers``: a local cluster of that many single-threaded worker processes;
     ``scheduler``: an existing cluster at that address (how a sweep runs on many
     machines; start its workers with ``--nthreads 1`` and ``OPENBLAS_NUM_THREADS=1`` for
-    numbers identical to a local run); neither: everything in this process.
+    numbers identical to a local run); neither: everything in this process. ``check``
+    (e.g. the memory guard) runs before any local worker starts, with
+    :func:`concurrent_draws` already counting them, where there is more than one.
     """
     global _client, _local_workers
     workers, scheduler = validate(workers, scheduler)
@@ -64,26 +69,30 @@ def cluster(workers: int | None = None, scheduler: str | None = None) -> Iterato
     except ImportError:
         name = "scheduler" if scheduler is not None else "workers"
         raise ValueError(f"{name}: needs Dask distributed ({EXTRA})") from None
-    local = None
-    if scheduler is not None:
-        try:
-            client = distributed.Client(scheduler, timeout="20s")
-        except (OSError, TimeoutError, ValueError) as err:
-            raise ValueError(f"scheduler: cannot connect to {scheduler} ({err})") from None
-    else:
-        local = distributed.LocalCluster(n_workers=workers, threads_per_worker=1,
-                                         processes=True, dashboard_address=None,
-                                         env=ONE_THREAD)
-        client = distributed.Client(local)
     saved = _client, _local_workers
-    _client, _local_workers = client, (workers or 1)
+    _local_workers = workers or 1
     try:
-        yield
+        if check is not None and _local_workers > 1:
+            check()
+        local = None
+        if scheduler is not None:
+            try:
+                _client = distributed.Client(scheduler, timeout="20s")
+            except (OSError, TimeoutError, ValueError) as err:
+                raise ValueError(f"scheduler: cannot connect to {scheduler} ({err})") from None
+        else:
+            local = distributed.LocalCluster(n_workers=workers, threads_per_worker=1,
+                                             processes=True, dashboard_address=None,
+                                             env=ONE_THREAD)
+            _client = distributed.Client(local)
+        try:
+            yield
+        finally:
+            _client.close()
+            if local is not None:
+                local.close()
     finally:
         _client, _local_workers = saved
-        client.close()
-        if local is not None:
-            local.close()
 
 
 def measured(fn: Callable, tasks: Sequence[tuple]) -> Iterator[tuple[int, object]]:

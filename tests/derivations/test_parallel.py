@@ -94,3 +94,24 @@ def test_without_the_extra_the_options_say_what_to_install(monkeypatch, capsys):
 def test_in_process_runs_each_task_in_order():
     assert list(parallel.measured(lambda a, b: a * b, [(1, 2), (3, 4)])) == [(0, 2), (1, 12)]
     assert parallel.concurrent_draws() == 1
+
+
+def test_too_many_workers_or_too_much_memory_is_refused_before_any_worker_starts(monkeypatch,
+                                                                                capsys):
+    pytest.importorskip("distributed")
+    import os
+
+    too_many = (os.cpu_count() or 1) + 1
+    assert cli.main(["verify", "--steps", "M0-Y", "--workers", str(too_many)]) == 2
+    assert "workers must be an integer from 1 to" in capsys.readouterr().err
+    if (os.cpu_count() or 1) < 2:
+        return
+    started = []
+    import distributed
+    monkeypatch.setattr(distributed, "LocalCluster", lambda *a, **k: started.append(1))
+    from numerics import measure
+    one_draw = 8 * (measure.MATRICES_PER_DRAW * 1000**2 + 2 * 1000**2)
+    monkeypatch.setattr(measure, "available_bytes", lambda: 3 * one_draw // 2)
+    # one draw at ell = 1000 fits in that memory, two at once do not
+    assert cli.main(["verify", "--steps", "M0-Y", "--sizes", "250,500,1000", "--workers", "2"]) == 2
+    assert "2 draws at once" in capsys.readouterr().err and started == []
