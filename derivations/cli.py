@@ -21,7 +21,8 @@ from pathlib import Path
 
 from derivations import (__version__, bench, figures, ledger, parallel, report, runner,
                          spectrum, tables)
-from derivations import threshold as thresholds
+from derivations import threshold_audit as thresholds
+from derivations.threshold_modes import MODES, mode_named
 from derivations.params import DEFAULT_SIZES, Params, parse_sizes
 from derivations.progress import Progress
 from theory.inputs import integer
@@ -116,20 +117,20 @@ def _parser() -> argparse.ArgumentParser:
                    "numbers go to FIG.csv beside it (default %(default)s)")
     h = sub.add_parser("threshold", help="audit the linearization threshold (a sweep that "
                        "resumes from DIR)")
-    h.add_argument("--mode", required=True, help="temperature (beta = c sqrt(log ell)) or "
+    h.add_argument("--mode", required=True, help="temperature (beta = c sqrt(log ell)), "
+                   "one-entry (the same beta, the one-entry terms of the moments only) or "
                    "order (d_qk = ell^alpha)")
     h.add_argument("--full", action="store_true", help="the full grids (slow) instead of "
                    "the quick ones")
-    quick, full = thresholds.QUICK, thresholds.FULL
 
     def shown(value) -> str:
         return ",".join(map(str, value)) if isinstance(value, tuple) else str(value)
 
     def defaults(name: str) -> str:
-        return "; ".join(f"{mode}: {shown(quick[mode][name])} (--full {shown(full[mode][name])})"
-                         for mode in thresholds.MODES)
-    h.add_argument("--grid", default=None, help="comma-separated c (temperature) or alpha "
-                   f"(order) values, increasing (default {defaults('grid')})")
+        return "; ".join(f"{m.name}: {shown(m.quick[name])} (--full {shown(m.full[name])})"
+                         for m in MODES.values())
+    h.add_argument("--grid", default=None, help="comma-separated c (temperature, one-entry) "
+                   f"or alpha (order) values, increasing (default {defaults('grid')})")
     h.add_argument("--sizes", default=None, help="comma-separated ell, increasing (default "
                    f"{defaults('sizes')})")
     h.add_argument("--draws", default=None, help="draws per (value, ell) (default "
@@ -137,7 +138,7 @@ def _parser() -> argparse.ArgumentParser:
     h.add_argument("--seed", default=0, help="seed >= 0 (default %(default)s)")
     h.add_argument("--beta", default=None, help="beta, order mode only (default "
                    f"{thresholds.Sweep.beta:g}; the temperature mode sets beta = c sqrt(log ell))")
-    h.add_argument("--y", default=None, help="ell/d_qk, temperature mode only (default "
+    h.add_argument("--y", default=None, help="ell/d_qk, temperature and one-entry modes (default "
                    f"{thresholds.Sweep.y:g}; the order mode sets d_qk = ell^alpha)")
     h.add_argument("--out", default=None, metavar="DIR", help="keep the sweep in "
                    "DIR/threshold-MODE.jsonl (a rerun resumes it) and write the table "
@@ -190,39 +191,43 @@ def _bench(args: argparse.Namespace) -> int:
 
 
 def _threshold(args: argparse.Namespace) -> int:
-    if args.mode not in thresholds.MODES:
-        raise ValueError(f"mode must be one of {', '.join(thresholds.MODES)} "
-                         f"(got {args.mode!r})")
-    config = dict((thresholds.FULL if args.full else thresholds.QUICK)[args.mode])
+    mode = mode_named(args.mode)
+    config = dict(mode.full if args.full else mode.quick)
     if args.grid is not None:
         config["grid"] = tuple(float(v) for v in tables.parse_list(args.grid, "grid"))
     if args.sizes is not None:
         config["sizes"] = parse_sizes(args.sizes)
     if args.draws is not None:
         config["draws"] = args.draws
-    for option, mode in (("beta", "order"), ("y", "temperature")):
+    for option in ("beta", "y"):
         if getattr(args, option) is not None:
-            if args.mode != mode:
-                raise ValueError(f"{option} applies to --mode {mode} only (got --{option} "
-                                 f"{getattr(args, option)} with --mode {args.mode})")
+            if mode.fixed != option:
+                users = " and ".join(m.name for m in MODES.values() if m.fixed == option)
+                raise ValueError(f"{option} applies to --mode {users} only (got --{option} "
+                                 f"{getattr(args, option)} with --mode {mode.name})")
             config[option] = getattr(args, option)
-    sweep = thresholds.Sweep(args.mode, seed=args.seed, **config)
+    sweep = thresholds.Sweep(mode, seed=args.seed, **config)
     if args.out is not None:
         report.check_output(args.out, "out", folder=True)
         figures.require("out")
+    start = time.perf_counter()
+    stored = 0 if args.out is None else thresholds.stored(sweep, args.out)
     with _cluster(args, sweep.validate_memory):
         done = thresholds.run(sweep, args.out, _draws(Progress("threshold", args.quiet)),
                               warn=lambda text: sys.stderr.write(f"attnge: warning: {text}\n"))
         found = thresholds.quantities(sweep, done)
         tabs = thresholds.tables(sweep, found)
-        text = "\n\n".join(report.markdown_table(t) for t in tabs) + "\n"
+        text = "\n\n".join(report.markdown_table(t) for t in tabs) + \
+            f"\n\nattnge threshold --mode {mode.name}: {thresholds.counts(tabs)}\n"
         sys.stdout.write(text)
         if args.out is not None:
             out = Path(args.out)
-            report.write_atomic(out / f"threshold-{args.mode}.md", text)
-            thresholds.plot(sweep, found, out / f"threshold-{args.mode}.png")
-            sys.stderr.write(f"sweep: {thresholds.store_path(out, args.mode)}\n"
-                             f"figure: {out / f'threshold-{args.mode}.png'}\n")
+            report.write_atomic(out / f"threshold-{mode.name}.md", text)
+            thresholds.plot(sweep, found, out / f"threshold-{mode.name}.png")
+            thresholds.write_provenance(sweep, out, time.perf_counter() - start, stored, tabs,
+                                        workers=args.workers, scheduler=args.scheduler)
+            sys.stderr.write(f"sweep: {thresholds.store_path(out, mode)}\n"
+                             f"figure: {out / f'threshold-{mode.name}.png'}\n")
     return 0 if all(t.passed for t in tabs) else 1
 
 

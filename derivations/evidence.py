@@ -1,4 +1,4 @@
-"""Evidence tables shared by the steps that read the chain sweep (``derivations.sweep``).
+"""Evidence tables shared by the steps that read the chain sweep (``derivations.ledger_draws``).
 
 A rate row fits log(mean over draws of a positive quantity) against log ℓ and judges
 the slope by a rule:

@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 
 from derivations.runner import Run, StepResult
-from derivations.step import Cell, Table
+from derivations.step import Cell, Table, verdict_text
 
 
 def cell(value: Cell) -> str:
@@ -36,7 +36,7 @@ def markdown_table(table: Table) -> str:
     for row, verdict in zip(table.rows, table.verdicts):
         cells = [cell(c).replace("|", "\\|") for c in row]  # a bar inside a cell is text
         if len(columns) > len(row):
-            cells.append("" if verdict is None else ("PASS" if verdict else "FAIL"))
+            cells.append(verdict_text(verdict))
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
@@ -109,7 +109,10 @@ def summary(run: Run) -> str:
     n = len(run.results)
     line = f"attnge verify: {n} step{'s' * (n != 1)}, {n - len(failed)} passed, " \
            f"{len(failed)} failed"
-    return line + (f" ({', '.join(failed)})" if failed else "")
+    line += f" ({', '.join(failed)})" if failed else ""
+    open_rows = sum(t.inconclusive for r in run.results for t in r.tables)
+    return line + (f"; {open_rows} check{'s' * (open_rows != 1)} inconclusive"
+                   if open_rows else "")
 
 
 def markdown(run: Run) -> str:
@@ -128,8 +131,8 @@ def as_json(run: Run) -> dict:
             "tables": [{"title": t.title, "note": t.note, "columns": t.columns,
                         "rows": [[cell(c) for c in row] for row in t.rows],
                         "series": t.series, "values": t.values,
-                        "verdicts": [None if v is None else ("PASS" if v else "FAIL")
-                                     for v in t.verdicts]} for t in r.tables],
+                        "verdicts": [verdict_text(v) or None for v in t.verdicts]}
+                       for t in r.tables],
         })
     return {"passed": run.passed, "summary": summary(run), "steps": steps,
             "provenance": run.provenance()}

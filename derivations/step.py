@@ -3,7 +3,8 @@
 A step module defines ``STEP = Step(...)``: its id, title, claim (words, and LaTeX
 rendered from SymPy), what it derives, how it is checked (sizes, draws, predicted
 rate, failure criterion), and ``check(params) -> list[Table]``. A table row carries a
-verdict when it is a check; the step passes when every verdict is a pass.
+verdict when it is a check; the step passes when no verdict is a FAIL (INCONCLUSIVE rows,
+counted in the summaries, do not fail it).
 """
 
 from __future__ import annotations
@@ -17,16 +18,26 @@ import sympy as sp
 from derivations.params import Params
 
 Cell = str | int | float | bool | None
+INCONCLUSIVE = "INCONCLUSIVE"
+"""A check's verdict when the measurement agrees with the prediction but its uncertainty is
+too wide to decide; it does not fail the step, and the summaries count it."""
+Verdict = bool | str | None   # True (PASS), False (FAIL), INCONCLUSIVE, None (not a check)
+
+
+def verdict_text(verdict: Verdict) -> str:
+    """PASS, FAIL, INCONCLUSIVE, or '' for a row that is not a check."""
+    return "" if verdict is None else INCONCLUSIVE if verdict == INCONCLUSIVE \
+        else "PASS" if verdict else "FAIL"
 
 
 @dataclass
 class Table:
-    """An evidence table: columns, rows and, per row, a verdict (None: not a check)."""
+    """An evidence table: columns, rows and, per row, a verdict (``Verdict``)."""
 
     title: str
     columns: list[str]
     rows: list[list[Cell]] = field(default_factory=list)
-    verdicts: list[bool | None] = field(default_factory=list)
+    verdicts: list[Verdict] = field(default_factory=list)
     note: str = ""
     series: list[dict] = field(default_factory=list)   # fitted rates, for log–log figures
     values: list[dict] = field(default_factory=list)   # value checks, with ``detectable``
@@ -40,15 +51,21 @@ class Table:
                             "slope": float(slope), "slope_se": float(slope_se),
                             "predicted": float(predicted)})
 
-    def add(self, row: list[Cell], verdict: bool | None = None) -> None:
+    def add(self, row: list[Cell], verdict: Verdict = None) -> None:
         if len(row) != len(self.columns):
             raise ValueError(f"row has {len(row)} cells for {len(self.columns)} columns")
         self.rows.append(row)
-        self.verdicts.append(None if verdict is None else bool(verdict))
+        self.verdicts.append(None if verdict is None else INCONCLUSIVE
+                             if verdict == INCONCLUSIVE else bool(verdict))
 
     @property
     def passed(self) -> bool:
+        """No row fails (an INCONCLUSIVE row does not)."""
         return all(v is not False for v in self.verdicts)
+
+    @property
+    def inconclusive(self) -> int:
+        return sum(v == INCONCLUSIVE for v in self.verdicts)
 
 
 @dataclass(frozen=True)

@@ -167,7 +167,8 @@ def fit_rate(sizes: list[int] | np.ndarray, values: list[float] | np.ndarray,
     dof = math.inf
     if errors is not None and dofs is not None:
         c = (w * (t - tm) / sxx) ** 2 / w                # a_k² σ_k², σ_k² = 1/w_k
-        dof = float(c.sum() ** 2 / np.sum(c**2 / np.asarray(dofs, dtype=float)))
+        spread = np.sum(c**2 / np.asarray(dofs, dtype=float))   # 0 when every dof is ∞
+        dof = float(c.sum() ** 2 / spread) if spread > 0 else math.inf
     return Rate(float(slope), float(se), dof)
 
 

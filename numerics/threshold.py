@@ -4,7 +4,9 @@ Temperature: β = c√(log ℓ), d_qk = ℓ/y. On one draw, √ℓA⊥ against t
 Y^lin_f = (βS + √(θ₁ − θ₂)Z)/√ℓ (same S): the relative difference of the mass m₁ (signed,
 with a two-way jackknife variance) and the distances of the shapes m_q/m₁^q (q = 2..4),
 the Kolmogorov distance of the bulks, the spread of the normalizer D_ii and |s₁²/E − 1|,
-the largest squared singular value of √ℓA⊥ against the right edge E of ν∞.
+the largest squared singular value of √ℓA⊥ against the right edge E of ν∞. Each c has its
+own scores. One-entry: the terms T_q of m_q made of one entry (no spectra, so cheap enough
+to take by the dozen).
 
 Order: d_qk = ℓ^α. On one draw of the keys, for Σ' = Σ_G (``lin_f``) and the truncations
 Σ_f^{(k)} (k = 2, 3; exact diagonal): the mean-square size of the omitted terms
@@ -91,7 +93,7 @@ def measure_temperature(c: float, ell: int, y: float, seed: int, draw: int,
     """
     beta = temperature_beta(c, ell)
     d = d_qk(ell, y)
-    rng = draw_rng(seed, "threshold-temperature", ell, draw)
+    rng = draw_rng(seed, f"threshold-temperature c={c!r}", ell, draw)   # its own scores per c
     scores = sample_scores(ell, d, rng)
     root = math.sqrt(ell)
     m0 = attention(scores.S, beta) * root - 1 / root
@@ -107,6 +109,29 @@ def measure_temperature(c: float, ell: int, y: float, seed: int, draw: int,
     out["sd(D)"] = float(np.std(D))
     out["s1^2/E"] = float(abs(s_m0[0] / edge - 1))   # 0 when no outlier leaves the bulk
     return out
+
+
+def one_entry_terms(m0: np.ndarray, theta1: float) -> dict[str, float]:
+    """T_q = Σ_ij M0_ij^{2q} / (ℓθ₁^q), q = 3, 4: the terms of m_q(M0) = tr((M0M0ᵀ)^q)/ℓ
+    made of a single entry, over the scale θ₁^q of m_q (``theory.threshold.one_entry_exponents``).
+    """
+    ell = m0.shape[0]
+    square = m0 * m0
+    power = square * square
+    out = {}
+    for order in range(2, MOMENTS):
+        power *= square
+        out[f"one-entry m{order + 1}"] = float(power.sum()) / (ell * theta1**(order + 1))
+    return out
+
+
+def measure_one_entry(c: float, ell: int, y: float, seed: int, draw: int) -> dict[str, float]:
+    """One draw at β = c√(log ℓ), d_qk = ℓ/y: the one-entry terms T_q of √ℓA⊥ (no spectra)."""
+    beta = temperature_beta(c, ell)
+    rng = draw_rng(seed, f"threshold-one-entry c={c!r}", ell, draw)
+    root = math.sqrt(ell)
+    m0 = attention(sample_scores(ell, d_qk(ell, y), rng).S, beta) * root - 1 / root
+    return one_entry_terms(m0, thetas(beta)[0])
 
 
 def measure_order(alpha: float, ell: int, beta: float, seed: int, draw: int) -> dict[str, float]:

@@ -117,16 +117,42 @@ def _share_exponent(t: sp.Expr) -> sp.Expr:
     return sp.Piecewise((-t**2 / 2, t >= 0), (0, True))
 
 
-def temperature_exponents() -> dict[str, sp.Expr]:
+def largest_entry_slope(kappa: sp.Expr) -> sp.Expr:
+    """d log X_max / d log ℓ with the first correction: a_max − κc/4.
+
+    The largest of N = ℓ² standard normals sits at b_N = √(2 log N) − (log log N +
+    log 4π)/(2√(2 log N)) (its Gumbel centring), so log X_max = βb_N − β²/2 =
+    a_max log ℓ − (c/4) log(8π log ℓ). Against log ℓ, log log ℓ has local slope 1/log ℓ;
+    κ is that slope as fitted over the sizes of a sweep (``log_log_slope``), 0 as ℓ → ∞.
+    """
+    L = sp.Symbol("L", positive=True)
+    bN = sp.sqrt(2 * 2 * L) - (sp.log(2 * 2 * L) + sp.log(4 * sp.pi)) / (2 * sp.sqrt(2 * 2 * L))
+    log_x_max = sp.expand(c * sp.sqrt(L) * bN - c**2 * L / 2)
+    slope = sp.expand(sp.diff(log_x_max, L))     # a_max − c/(4L), exactly
+    return slope.subs(1 / L, kappa)
+
+
+def log_log_slope(sizes: tuple[int, ...]) -> float:
+    """κ: the least-squares slope of log log ℓ against log ℓ over the sizes (≈ 1/log ℓ)."""
+    t = [math.log(s) for s in sizes]
+    u = [math.log(v) for v in t]
+    tm, um = sum(t) / len(t), sum(u) / len(u)
+    return sum((a - tm) * (b - um) for a, b in zip(t, u)) / sum((a - tm) ** 2 for a in t)
+
+
+def temperature_exponents(kappa: sp.Expr = 0) -> dict[str, sp.Expr]:
     """Predicted log–log slope s(c) of each measured distance against ℓ at β = c√(log ℓ).
 
-    The shapes m_q/m₁^q are derived for c ≤ ``SATURATION`` only (see ``valid_up_to``).
+    ``kappa`` = 0: the ℓ → ∞ exponents. κ > 0 (``log_log_slope`` of a sweep's sizes): the
+    slopes at those sizes to first order, where the largest entry sets the slope (its
+    Gumbel centring, ``largest_entry_slope``). The shapes m_q/m₁^q are derived for
+    c ≤ ``SATURATION`` only (see ``valid_up_to``).
     """
-    a_max = largest_entry()
+    a_max = largest_entry_slope(kappa)
     # ℓ^{-3} Σ_ij X_ij² over N = ℓ² entries: its mean θ₁/ℓ while the X²-tilt 2c√L stays
-    # below the largest score √(2·2)√L, then short of the share beyond it
+    # below the largest score √(2·2)√L, then the largest entry's square over ℓ³
     r = sp.sqrt(2 * 2) - 2 * c
-    typical = moment_power(2) - 1 - sp.Piecewise((0, r >= 0), (r**2 / 2, True))
+    typical = sp.Piecewise((moment_power(2) - 1, r >= 0), (2 * a_max - 3, True))
     outlier = sp.expand(2 * a_max - 1 - c**2)   # a²/θ₁, a² = X_max²/ℓ
     out = {"sd(D)": typical / 2, "m1": mass_exponent()}
     for order in (2, 3, 4):
@@ -138,7 +164,70 @@ def temperature_exponents() -> dict[str, sp.Expr]:
 
 def valid_up_to(name: str) -> sp.Expr:
     """The c up to which ``temperature_exponents()[name]`` is derived (∞ for most)."""
-    return SATURATION if name.startswith("m") and name != "m1" else sp.oo
+    shape = name.startswith("m") and name != "m1" or name.startswith("one-entry")
+    return SATURATION if shape else sp.oo
+
+
+ONE_ENTRY_ORDERS = (3, 4)   # q = 2: both readings cross at 1/2, where the tilt meets the
+                            # largest score (qc = 1); they decide nothing there
+ONE_ENTRY = tuple(f"one-entry m{order}" for order in ONE_ENTRY_ORDERS)
+_s = sp.Symbol("s", real=True)
+
+
+def one_entry_exponent_at(order: int, s_value: sp.Expr, kappa: sp.Expr = 0) -> sp.Expr:
+    """Log–log slope of the part of T_q = Σ_ij M0_ij^{2q} / (ℓθ₁^q) made of entries at
+    S = s√(log ℓ): ℓ^{2 − s²/2} of them, each (X/√ℓ)^{2q} = ℓ^{2q(cs − c²/2) − q}.
+
+    At s = 2 (the largest entry) the first correction of ``largest_entry_slope`` enters.
+    """
+    x_slope = largest_entry_slope(kappa) if s_value == 2 else c * s_value - c**2 / 2
+    count = 2 - s_value**2 / 2 if s_value != 2 else 0
+    return sp.expand(count + 2 * order * x_slope - order - 1 - order * c**2)
+
+
+def one_entry_exponents(order: int, kappa: sp.Expr = 0) -> dict[str, sp.Expr]:
+    """The two readings of the one-entry term T_q of m_q (the terms of one entry M0_ij).
+
+    ``mean``: the slope of its expectation, ℓ^{1−q} E X^{2q}/θ₁^q = ℓ^{(q−1)(2qc² − 1)},
+    carried by entries at S = 2qc√(log ℓ) (the X^{2q}-tilt), the maximum over every s.
+    ``typical``: the slope of its value in a sample, the same maximum over s ≤ 2 only: of
+    ℓ² scores none exceeds 2√(log ℓ), so for qc > 1 the tilt's entries are not there and
+    the largest entry carries T_q, ℓ^{4qc − 2qc² − q − 1} (the outlier of the largest entry).
+    The two differ by 2(qc − 1)² beyond qc = 1.
+    """
+    f = one_entry_exponent_at(order, _s)
+    tilt = sp.solve(sp.diff(f, _s), _s)[0]              # s = 2qc
+    mean = sp.expand(f.subs(_s, tilt))
+    largest = one_entry_exponent_at(order, sp.Integer(2), kappa)
+    return {"mean": mean, "typical": sp.Piecewise((mean, tilt <= 2), (largest, True))}
+
+
+def one_entry_thresholds(order: int) -> dict[str, sp.Expr]:
+    """c* of each reading of T_q: typical 1 − √((q−1)/(2q)) (q ≥ 2), mean 1/√(2q)."""
+    out = {}
+    for reading, expr in one_entry_exponents(order).items():
+        pieces = expr.args if isinstance(expr, sp.Piecewise) else ((expr, True),)
+        roots = [r for piece, _ in pieces for r in sp.solve(sp.Eq(piece, 0), c)
+                 if r.is_positive and r < 1 and sp.simplify(expr.subs(c, r)) == 0]
+        out[reading] = min(roots)
+    return out
+
+
+def finite_size_temperature_threshold(expr: sp.Expr, low: float = 0.05, high: float = 2.5,
+                                      step: float = 0.005) -> float | None:
+    """The smallest c in (low, high] where a slope s(c) (at finite size) first reaches 0."""
+    f = sp.lambdify(c, expr, "math")
+    prev = low
+    while prev < high:
+        nxt = min(prev + step, high)
+        if f(prev) < 0 <= f(nxt):
+            a, b = prev, nxt
+            for _ in range(50):
+                mid = (a + b) / 2
+                a, b = (mid, b) if f(mid) < 0 else (a, mid)
+            return (a + b) / 2
+        prev = nxt
+    return None
 
 
 def spread_variance_exponent() -> sp.Expr:

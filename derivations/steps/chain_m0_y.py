@@ -11,7 +11,7 @@ import sympy as sp
 
 from derivations import chain_values
 from derivations import evidence as ev
-from derivations import sweep
+from derivations import ledger_draws
 from derivations.params import Params
 from derivations.step import Step, Table
 
@@ -33,7 +33,7 @@ def derive(params: Params) -> dict[str, sp.Expr | str]:
 
 
 def check(params: Params) -> list[Table]:
-    sw = sweep.chain_sweep(params)
+    sw = ledger_draws.chain_sweep(params)
     norms = ev.rate_table("Norms of M0 - Y against ell (mean over draws)", params)
     ev.rate_row(norms, "||M0 - Y||_F / sqrt(ell)", params,
                 ev.per_size(sw, lambda m: m.differences[KEY]["frob"]), -0.5, "agree")
@@ -64,7 +64,7 @@ STEP = Step(
     latex=latex,
     derive=derive,
     check=check,
-    validate=sweep.validate,
+    validate=ledger_draws.validate,
     method=(chain_values.method("Y") +
             "One draw of Q, K per (ell, draw) shared by every chain step; the normalised "
             "Frobenius and operator norms of M0 - Y and their fitted log-log slopes; "

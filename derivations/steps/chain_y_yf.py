@@ -11,7 +11,7 @@ import sympy as sp
 
 from derivations import chain_values
 from derivations import evidence as ev
-from derivations import sweep
+from derivations import ledger_draws
 from derivations.params import Params
 from derivations.step import Step, Table
 from derivations.steps import normalizer as normalizer_step
@@ -55,7 +55,7 @@ def norm_rows(table: Table, sw: ev.Sweep, params: Params, label: str, statistic:
 
 
 def check(params: Params) -> list[Table]:
-    sw = sweep.chain_sweep(params)
+    sw = ledger_draws.chain_sweep(params)
     z = ev.z_table("||Y - Y^f||^2 = ||D - 1||^2 against its exact mean over draws")
     norm_rows(z, sw, params, "||D - 1||^2", "||D - 1||^2", norm_squared(), 2)
     rank, norms, bound, moments = ev.rank_one_tables(sw, params, "Y", "Y_f", ("Y", "Y^f"),
@@ -72,7 +72,7 @@ STEP = Step(
     latex=latex,
     derive=derive,
     check=check,
-    validate=sweep.validate,
+    validate=ledger_draws.validate,
     method=(chain_values.method("Y^f") +
             "||D - 1||^2 over draws against its exact finite-size mean (z-test, where "
             "d_qk > 64 b^2 so that its standard error is consistent); the norms and "

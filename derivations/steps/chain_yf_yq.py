@@ -12,7 +12,7 @@ import sympy as sp
 
 from derivations import chain_values
 from derivations import evidence as ev
-from derivations import sweep
+from derivations import ledger_draws
 from derivations.params import Params
 from derivations.step import Step, Table, digits_agree, digits_text
 from derivations.steps.chain_y_yf import norm_rows
@@ -61,7 +61,7 @@ def c_table(params: Params) -> Table:
 
 
 def check(params: Params) -> list[Table]:
-    sw = sweep.chain_sweep(params)
+    sw = ledger_draws.chain_sweep(params)
     z = ev.z_table("Given K the rows are i.i.d.: the projection sum_j c_j f(S_ij)/||c||^2 has "
                    "mean 1 iff E[f(S_ij)|K] = c_j; ||c||^2 against its exact mean")
     values = ev.per_size(sw, lambda m: m.statistics["projection on c"][0])
@@ -82,7 +82,7 @@ STEP = Step(
     latex=latex,
     derive=derive,
     check=check,
-    validate=sweep.validate,
+    validate=ledger_draws.validate,
     method=(chain_values.method("Y^Q") +
             "c(rho_jj) against mpmath quadrature; on the shared draws: the projection of the "
             "column means of f(S) on c (rows i.i.d. given K, so its standard error is the "

@@ -13,7 +13,7 @@ import sympy as sp
 
 from derivations import chain_values
 from derivations import evidence as ev
-from derivations import sweep
+from derivations import ledger_draws
 from derivations.params import Params
 from derivations.step import Step, Table
 from theory import exponential as ex
@@ -50,7 +50,7 @@ def _value(expr: sp.Expr, params: Params) -> float:
 
 
 def check(params: Params) -> list[Table]:
-    sw = sweep.chain_sweep(params)
+    sw = ledger_draws.chain_sweep(params)
     limit_spike, limit_op = _value(spike(), params), _value(operator_limit(), params)
     norms = ev.rate_table(
         "Norms of Y^lin_Q - Y^lin_f (shared G) against ell (mean over draws)", params,
@@ -86,7 +86,7 @@ STEP = Step(
     latex=latex,
     derive=derive,
     check=check,
-    validate=sweep.validate,
+    validate=ledger_draws.validate,
     method=(chain_values.method("Y^lin_f") +
             "On the shared draws: the normalised Frobenius norm of the difference, the gaps of "
             "the operator norm and of u^T(Sigma_f - Sigma_G)u to their predicted limits, and "

@@ -14,7 +14,7 @@ import sympy as sp
 
 from derivations import chain_values
 from derivations import evidence as ev
-from derivations import sweep
+from derivations import ledger_draws
 from derivations.params import Params
 from derivations.step import Step, Table, digits_agree, digits_text
 from numerics import spectra
@@ -73,7 +73,7 @@ def sigma_table(params: Params) -> Table:
 
 
 def check(params: Params) -> list[Table]:
-    sw = sweep.chain_sweep(params)
+    sw = ledger_draws.chain_sweep(params)
     z = ev.z_table("Given K the centred rows r_i of f(S) are i.i.d. with covariance Sigma_f: "
                    "mean of r_i^T W r_i minus its expectation tr(W Sigma_f)")
     for name, label in FORMS.items():
@@ -106,7 +106,7 @@ STEP = Step(
     latex=latex,
     derive=derive,
     check=check,
-    validate=sweep.validate,
+    validate=ledger_draws.validate,
     method=(chain_values.method("Y^lin_Q") +
             "Sigma_f against quadrature (conditioning on one score); on the shared draws: "
             "quadratic forms r_i^T W r_i for W = I, uu^T, rho, i.i.d. over rows given K, "

@@ -14,7 +14,7 @@ import numpy as np
 import sympy as sp
 
 from derivations import evidence as ev
-from derivations import sweep
+from derivations import ledger_draws
 from derivations.params import Params
 from derivations.step import Step, Table, digits_agree, digits_text, fmt, pm
 from numerics import stats
@@ -209,7 +209,7 @@ def check(params: Params) -> list[Table]:
 
 def validate(params: Params) -> None:
     params.require_d_qk(4 * params.beta**2, "E f(S)^2")
-    sweep.validate(params, sweep.SAMPLE_MATRICES)
+    ledger_draws.validate(params, ledger_draws.SAMPLE_MATRICES)
 
 
 STEP = Step(

@@ -4,7 +4,7 @@
 its free cumulants are the moments of ρ. Moments by the non-crossing recursion, checked
 against Lagrange inversion of the functional equation and quadrature of the density; the
 right edge by the Stieltjes equation, checked against a closed-form route. The sampled
-spectra (the law draws of ``derivations.sweep``) judge the values: m₁ against its exact
+spectra (the law draws of ``derivations.ledger_draws``) judge the values: m₁ against its exact
 mean at each ℓ, and m₁..m₄ and the bulk edge fitted to ℓ → ∞ against ν∞.
 """
 
@@ -17,7 +17,7 @@ import numpy as np
 import sympy as sp
 
 from derivations import evidence as ev
-from derivations import sweep
+from derivations import ledger_draws
 from derivations.params import Params
 from derivations.step import Step, Table, digits_agree, digits_text
 from numerics import limit_density
@@ -132,7 +132,7 @@ def values_table(params: Params, law: dict, nu: np.ndarray, edge: float) -> Tabl
 
 
 def check(params: Params) -> list[Table]:
-    law = sweep.law_sweep(params)
+    law = ledger_draws.law_sweep(params)
     sizes = sorted(law)
     nu, edge = limit_values(params)
     values = values_table(params, law, nu, edge)
@@ -183,10 +183,10 @@ STEP = Step(
     latex=latex,
     derive=derive,
     check=check,
-    validate=sweep.validate_law,
+    validate=ledger_draws.validate_law,
     method=("Moments by two symbolic routes and by quadrature of the density; the edge by the "
             "Stieltjes equation with quadrature of rho and by the closed-form transform of MP_y. "
-            f"On the law draws ({sweep.LAW_TEXT}): m_1 against its exact mean at each ell; "
+            f"On the law draws ({ledger_draws.LAW_TEXT}): m_1 against its exact mean at each ell; "
             f"m_1..m_4 fitted to ell -> inf (full spectrum: {_powers(FULL_POWERS)}; bulk, the top "
             f"{CLIP_TOP} clipped to lambda_{CLIP_TOP + 1}: {_powers(BULK_POWERS)}) and the bulk "
             f"edge lambda_(r+1) ({_powers(EDGE_POWERS)}) "

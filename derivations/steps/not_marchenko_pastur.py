@@ -11,7 +11,7 @@ import numpy as np
 import sympy as sp
 
 from derivations import evidence as ev
-from derivations import sweep
+from derivations import ledger_draws
 from derivations.params import Params
 from derivations.step import Step, Table
 from derivations.steps.limit_law import EDGE_POWERS, FULL_POWERS, limit_values
@@ -41,7 +41,7 @@ def derive(params: Params) -> dict[str, sp.Expr | str]:
 
 
 def check(params: Params) -> list[Table]:
-    law = sweep.law_sweep(params)
+    law = ledger_draws.law_sweep(params)
     sizes, top = sorted(law), params.remove_top
     _, edge = limit_values(params)
     theta1 = ex.thetas(params.beta)[0]
@@ -86,8 +86,8 @@ STEP = Step(
     latex=latex,
     derive=derive,
     check=check,
-    validate=sweep.validate_law,
-    method=(f"On the law draws ({sweep.LAW_TEXT}): the gap m_2(M0) - 2 theta1^2 fitted to "
+    validate=ledger_draws.validate_law,
+    method=(f"On the law draws ({ledger_draws.LAW_TEXT}): the gap m_2(M0) - 2 theta1^2 fitted to "
             "ell -> inf against y theta2^2, with the relative error it detects; the fitted "
             "m_2 and bulk edge against the surrogate's 2 theta1^2 and 4 theta1; m_2 against "
             "2 theta1^2 at each size (reported)."),

@@ -16,7 +16,7 @@ import numpy as np
 import sympy as sp
 
 from derivations import evidence as ev
-from derivations import sweep
+from derivations import ledger_draws
 from derivations.params import Params
 from derivations.step import Step, Table
 from numerics.outliers import expected_entries_above
@@ -142,7 +142,7 @@ def share_table(sw: ev.Sweep, params: Params, E: float) -> Table:
 
 
 def check(params: Params) -> list[Table]:
-    sw = sweep.chain_sweep(params)
+    sw = ledger_draws.chain_sweep(params)
     E = float(th.edge_point(params.beta, params.y)[1])
     return [location_table(sw, params, E), count_table(sw, params, E), movement_table(params),
             share_table(sw, params, E)]
@@ -158,7 +158,7 @@ STEP = Step(
     latex=latex,
     derive=derive,
     check=check,
-    validate=sweep.validate,
+    validate=ledger_draws.validate,
     method=("On the shared draws: the largest entries of M0 in distinct rows and columns "
             "give predicted outliers, matched in order to the largest s^2; counts above "
             "E(1 + 5 ell^-2/3) against the expected number (exact finite-d_qk score tail, "

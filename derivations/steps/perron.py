@@ -11,7 +11,7 @@ import numpy as np
 import sympy as sp
 
 from derivations import evidence as ev
-from derivations import sweep
+from derivations import ledger_draws
 from derivations.params import Params
 from derivations.step import Step, Table
 from derivations.steps.limit_law import FULL_POWERS, exact_m1
@@ -47,8 +47,8 @@ def values_table(params: Params, law: dict, limit: float) -> Table:
 
 
 def check(params: Params) -> list[Table]:
-    sw = sweep.chain_sweep(params)
-    law = sweep.law_sweep(params)
+    sw = ledger_draws.chain_sweep(params)
+    law = ledger_draws.law_sweep(params)
     sizes = sorted(law)
     limit = float(frobenius_limit().subs(beta, positive_beta(params.beta)))
     order = Table(f"Interlacing on every draw: s_2(A) <= s_1(A_perp) <= s_1(A) ({ev.SANITY})",
@@ -80,8 +80,8 @@ STEP = Step(
     latex=latex,
     derive=derive,
     check=check,
-    validate=sweep.validate_law,
-    method=(f"On the law draws ({sweep.LAW_TEXT}): ||A||_F^2 against its exact mean "
+    validate=ledger_draws.validate_law,
+    method=(f"On the law draws ({ledger_draws.LAW_TEXT}): ||A||_F^2 against its exact mean "
             "1 + E m_1 at each ell, ||A||_F^2 and s_1(A) fitted to ell -> inf against e^(b^2) "
             "and 1, each with the relative error it detects; s_1(A) - 1, s_2(A) (chain draws) "
             "and | ||A||_F^2 - e^(b^2) | against ell with fitted slopes; code sanity checks: "

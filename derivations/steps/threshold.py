@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import sympy as sp
 
-from derivations import threshold as sweeps
+from derivations import threshold_audit as audit
+from derivations.threshold_modes import MODES
 from derivations.params import Params
 from derivations.step import Step, Table
 from theory import threshold as th
@@ -36,6 +37,11 @@ def derive(params: Params) -> dict[str, sp.Expr | str]:
     out: dict[str, sp.Expr | str] = {f"slope s(c) of {n}": e
                                      for n, e in th.temperature_exponents().items()}
     out.update({f"c* of {n}": v for n, v in th.temperature_thresholds().items()})
+    for order in th.ONE_ENTRY_ORDERS:
+        for reading, expr in th.one_entry_exponents(order).items():
+            out[f"slope of the one-entry term of m{order}, {reading} reading"] = expr
+        out.update({f"c* of the one-entry term of m{order}, {reading} reading": v
+                    for reading, v in th.one_entry_thresholds(order).items()})
     out["order: slope of the k-th Hadamard term's distance"] = th.order_exponent()
     out.update({f"alpha* for k = {j}": th.order_threshold(j) for j in (2, 3, 4)})
     out.update({f"E delta is finite for d_qk > (model {m})": th.order_distance_bound(m)
@@ -45,17 +51,15 @@ def derive(params: Params) -> dict[str, sp.Expr | str]:
 
 def check(params: Params) -> list[Table]:
     tables = []
-    for mode in sweeps.MODES:
-        config = dict(sweeps.LEDGER[mode])
-        sweep = sweeps.Sweep(mode, seed=params.seed, **config)
-        found = sweeps.quantities(sweep, sweeps.run(sweep, None))
-        tables += sweeps.tables(sweep, found)
+    for mode in MODES.values():
+        sweep = audit.Sweep(mode, seed=params.seed, **mode.ledger)
+        tables += audit.tables(sweep, audit.quantities(sweep, audit.run(sweep, None)))
     return tables
 
 
 def validate(params: Params) -> None:
-    for mode in sweeps.MODES:
-        sweeps.Sweep(mode, seed=params.seed, **sweeps.LEDGER[mode])
+    for mode in MODES.values():
+        audit.Sweep(mode, seed=params.seed, **mode.ledger)
 
 
 STEP = Step(
@@ -66,7 +70,9 @@ STEP = Step(
            "mass m_1 of sqrt(ell) A_perp departs from the linear model's at c* = sqrt(2/3), "
            "where entries reach X ~ ell and A_ij <= 1 saturates; the shape m_q/m_1^q departs "
            "at c*_q = 1 - sqrt((q-1)/(2q)) (1/2, 0.423, 0.388 for q = 2..4), where the largest "
-           "entry's outlier carries a share of m_q; the bulk departs at c* = 1/sqrt(2) (where "
+           "entry's outlier carries a share of m_q: the typical value of the one-entry term "
+           "of m_q, not its mean (which crosses at 1/sqrt(2q) but is carried by scores beyond "
+           "the largest of ell^2 once qc > 1); the bulk departs at c* = 1/sqrt(2) (where "
            "entries as large as its scale hold a share of the variance) and outliers leave "
            "the bulk for c > 1 - 1/sqrt(2); "
            "at d_qk = ell^alpha the k-th Hadamard term of Sigma_f must be kept for alpha <= 1/k; "
@@ -77,21 +83,29 @@ STEP = Step(
     derive=derive,
     check=check,
     validate=validate,
-    method=("Quick sweeps (temperature: c in 0.2..1.2, ell = 250..2000; order: alpha in "
-            "0.2..0.9, ell = 250..1000, beta = 0.35; 2 draws; seeded by the run's seed): per "
-            "grid value the log-log slope of each distance against ell, and the grid value "
-            "where it crosses zero, with an uncertainty of half the grid spacing plus the "
-            "slope errors. Order: delta = ||Sigma_f - Sigma'||_F^2/(ell theta1^2) (se: "
-            "delete-one-key jackknife) against its exact expectation (a closed form in beta, "
-            "d_qk, ell) at the same sizes. Temperature: m_1 against its exact mean (a "
-            "Laplace-transform integral of one softmax row) at every size, its slopes and "
-            "its crossing; sd(D)'s slopes against the exact mean of its square where that "
-            "concentrates (ell^(4c^2-2) < 0.1). `attnge threshold --full` runs the full "
-            "grids."),
+    method=("Quick sweeps (temperature: c in 0.2..1.2, ell = 250..1000, 3 draws, its own "
+            "scores per c; one-entry: c = 0.3, 0.4, 0.5, ell = 250..1000, 16 draws; order: "
+            "alpha in 0.2..0.9, ell = 250..1000, beta = 0.35, 2 draws; seeded by the run's "
+            "seed): "
+            "per grid value the log-log slope of each distance against ell, and the grid "
+            "value where it crosses zero, with the slope errors carried through the "
+            "interpolation and its model error; decided (PASS or FAIL) when that "
+            "uncertainty is at most 0.1, else INCONCLUSIVE with the draws that would decide. "
+            "Order: delta = ||Sigma_f - Sigma'||_F^2/(ell theta1^2) (se: delete-one-key "
+            "jackknife) against its exact expectation (a closed form in beta, d_qk, ell) at "
+            "the same sizes. Temperature: m_1 against its exact mean (a Laplace-transform "
+            "integral of one softmax row) at every size, its slopes and its crossing; sd(D)'s "
+            "slopes against the exact mean of its square where that concentrates "
+            "(ell^(4c^2-2) < 0.1); the shapes, s_1^2/E and sd(D) crossings against their "
+            "exponents with the first correction of the largest entry. One-entry: the "
+            "slopes of T_q = sum_ij M0_ij^(2q)/(ell theta1^q) (geometric means over draws) "
+            "against its typical and its mean reading where they differ by >= 3 se. "
+            "`attnge threshold --full` runs the full grids."),
     failure=("a judged measured threshold (temperature: normalizer, m_1, m_2..m_4 shapes, bulk, "
-             "outliers) farther from its prediction than its uncertainty, or no crossing on the "
-             "grid; a slope of delta farther than max(4 se, 0.1), or of m_1 or sd(D) farther "
-             "than 4 se, from its exact mean's; m_1 farther than 4 se from its exact mean at "
-             "some size; or a crossing that differs from the exact one by more than its "
-             "uncertainty."),
+             "outliers; one-entry: T_2..T_4) farther from its prediction than its "
+             "uncertainty, or no crossing on the grid; a slope of delta farther than max(4 se, "
+             "0.1), or of m_1 or sd(D) farther than 4 se, from its exact mean's; m_1 farther "
+             "than 4 se from its exact mean at some size; a slope of T_q farther than 3 se "
+             "from its typical reading; or a crossing that differs from the exact one by more "
+             "than its uncertainty."),
 )

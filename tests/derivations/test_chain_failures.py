@@ -9,7 +9,7 @@ import numerics.law_draws
 import numerics.measure
 import numerics.sampling
 import numerics.spectra
-from derivations import sweep
+from derivations import ledger_draws
 from derivations.params import Params
 from derivations.steps import (
     chain_m0_y,
@@ -36,11 +36,11 @@ def passed(tables):
 @pytest.fixture
 def fresh_sweep():
     """Measurements made under an injection must not leak into other tests."""
-    sweep._sweep.cache_clear()
-    sweep._law.cache_clear()
+    ledger_draws._sweep.cache_clear()
+    ledger_draws._law.cache_clear()
     yield
-    sweep._sweep.cache_clear()
-    sweep._law.cache_clear()
+    ledger_draws._sweep.cache_clear()
+    ledger_draws._law.cache_clear()
 
 
 def test_every_step_passes_on_small_sizes():
@@ -112,7 +112,7 @@ def test_marchenko_pastur_samples_are_not_separated(monkeypatch, fresh_sweep):
         return numerics.law_draws.LawDraw(ell, numerics.spectra.squared_singular_values(Z),
                                           1.0, 1.0)
     monkeypatch.setattr(numerics.measure, "score_models", surrogate_everywhere)
-    monkeypatch.setattr(sweep, "measure_law_draw", surrogate_law_draw)
+    monkeypatch.setattr(ledger_draws, "measure_law_draw", surrogate_law_draw)
     assert not passed(not_marchenko_pastur.check(SMALL))
 
 
@@ -125,7 +125,7 @@ def test_wrong_frobenius_limit_fails(monkeypatch):
 def test_outlier_at_the_entry_alone_fails(monkeypatch):
     monkeypatch.setattr(th, "outlier_location",
                         lambda a, b, y, dps=20: a * a if a > th.edge_point(b, y)[2] else None)
-    assert not outliers.location_table(sweep.chain_sweep(SMALL), SMALL,
+    assert not outliers.location_table(ledger_draws.chain_sweep(SMALL), SMALL,
                                        float(th.edge_point(1.0, 1.0)[1])).passed
 
 

@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 import sympy as sp
 
-import derivations.sweep
+import derivations.ledger_draws
 import numerics.law_draws
 import numerics.measure
-from derivations import sweep
+from derivations import ledger_draws
 from derivations.params import Params
 from derivations.steps import (
     chain_m0_y,
@@ -40,7 +40,7 @@ CHAIN_STEPS = (chain_m0_y, chain_y_yf, chain_yf_yq, chain_yq_ylinq, chain_ylinq_
 
 
 def _clear():
-    for cached in (sweep._sweep, sweep._law, limit_law.routes, outliers.edge_point):
+    for cached in (ledger_draws._sweep, ledger_draws._law, limit_law.routes, outliers.edge_point):
         cached.cache_clear()
 
 
@@ -107,10 +107,10 @@ def test_theta1_three_percent_high_at_its_source(monkeypatch):
 
 
 def test_samples_drawn_at_one_percent_higher_beta(monkeypatch):
-    law, chain = derivations.sweep.measure_law_draw, derivations.sweep.measure_draw
-    monkeypatch.setattr(derivations.sweep, "measure_law_draw",
+    law, chain = derivations.ledger_draws.measure_law_draw, derivations.ledger_draws.measure_draw
+    monkeypatch.setattr(derivations.ledger_draws, "measure_law_draw",
                         lambda ell, d, b, *a: law(ell, d, b * 1.01, *a))
-    monkeypatch.setattr(derivations.sweep, "measure_draw",
+    monkeypatch.setattr(derivations.ledger_draws, "measure_draw",
                         lambda ell, d, b, *a: chain(ell, d, b * 1.01, *a))
     assert not sampled_passed(limit_law.check(SMALL))
     assert not sampled_passed(perron.check(SMALL))
@@ -154,7 +154,7 @@ def test_variance_of_d_without_its_finite_size_factor(monkeypatch):
 
 def test_too_small_sizes_are_refused_with_the_smallest_accepted():
     with pytest.raises(ValueError, match="ell >= 100"):
-        sweep.validate_law(Params(sizes=(50, 100, 200)))
+        ledger_draws.validate_law(Params(sizes=(50, 100, 200)))
 
 
 def test_value_rows_say_what_they_detect():

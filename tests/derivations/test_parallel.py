@@ -14,15 +14,16 @@ from derivations import cli, parallel
 ROOT = Path(__file__).resolve().parents[2]
 SWEEPS = '''
 import pickle, sys
-from derivations import parallel, sweep
-from derivations import threshold as th
+from derivations import ledger_draws, parallel
+from derivations import threshold_audit as th
 from derivations.params import Params
 
 def main(out, workers):
     params = Params(sizes=(100, 150, 200), draws=2, seed=5)
     quick = th.Sweep("temperature", grid=(0.3, 0.6), sizes=(64, 96, 128), draws=2, seed=5)
     with parallel.cluster(workers):
-        found = (sweep.chain_sweep(params), sweep.law_sweep(params), th.run(quick, None))
+        found = (ledger_draws.chain_sweep(params), ledger_draws.law_sweep(params),
+                 th.run(quick, None))
     with open(out, "wb") as fh:
         pickle.dump(found, fh)
 

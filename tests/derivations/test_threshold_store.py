@@ -6,15 +6,16 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from derivations import threshold as sweeps
+from derivations import threshold_audit as audit
+from derivations.threshold_modes import MODES
 
-SWEEP = sweeps.Sweep("order", grid=(0.5, 0.9), sizes=(60, 90, 120), draws=1)
+SWEEP = audit.Sweep("order", grid=(0.5, 0.9), sizes=(60, 90, 120), draws=1)
 
 
 def fake(sweep):
     """A store with every draw of ``sweep`` finished, without measuring (numbers made up)."""
     return {sweep.key(v, ell, k): {name: float(i) for i, name in
-                                   enumerate(sweeps.RESULT_KEYS[sweep.mode])}
+                                   enumerate(sweep.mode.result_keys)}
             for v in sweep.grid for ell in sweep.sizes for k in range(sweep.draws)}
 
 
@@ -24,15 +25,16 @@ def write(path, records):
 
 
 def test_the_schema_is_what_the_measurement_returns():
-    order = sweeps.Sweep("order", grid=(0.5, 0.9), sizes=(60, 90, 120), draws=1)
-    temperature = sweeps.Sweep("temperature", grid=(0.3, 0.6), sizes=(60, 90, 120), draws=1)
-    for sweep in (order, temperature):
-        assert set(sweep.measure(sweep.grid[0], 60, 0)) == set(sweeps.RESULT_KEYS[sweep.mode])
+    order = audit.Sweep("order", grid=(0.5, 0.9), sizes=(60, 90, 120), draws=1)
+    temperature = audit.Sweep("temperature", grid=(0.3, 0.6), sizes=(60, 90, 120), draws=1)
+    one_entry = audit.Sweep("one-entry", grid=(0.3, 0.5), sizes=(60, 90, 120), draws=1)
+    for sweep in (order, temperature, one_entry):
+        assert set(sweep.measure(sweep.grid[0], 60, 0)) == set(sweep.mode.result_keys)
 
 
 def test_damaged_lines_are_named_set_aside_and_redone(tmp_path, monkeypatch):
     records = fake(SWEEP)
-    path = sweeps.store_path(tmp_path, "order")
+    path = audit.store_path(tmp_path, "order")
     write(path, records)
     first = next(iter(records))
     with open(path, "ab") as fh:
@@ -41,17 +43,17 @@ def test_damaged_lines_are_named_set_aside_and_redone(tmp_path, monkeypatch):
         fh.write(b"\xff\n")                                       # not UTF-8
         fh.write(b'{"key": "torn')                                # a write cut in half
     measured, warnings = [], []
-    monkeypatch.setattr(sweeps.Sweep, "measure",
+    monkeypatch.setattr(audit.Sweep, "measure",
                         lambda self, v, ell, k: measured.append((v, ell, k)) or records[
                             self.key(v, ell, k)])
-    done = sweeps.run(SWEEP, tmp_path, warn=warnings.append)
+    done = audit.run(SWEEP, tmp_path, warn=warnings.append)
     assert done == records and measured == []        # the valid record of that key stands
     assert len(warnings) == 3 and all(str(path) in w and "line" in w for w in warnings)
-    rejected = sweeps.rejected_path(path).read_bytes().splitlines()
+    rejected = audit.rejected_path(path).read_bytes().splitlines()
     assert len(rejected) == 3 and rejected[1] == b"\xff"
-    assert sweeps.load(path, "order").damaged == []   # the store is clean again
+    assert audit.load(path, "order").damaged == []   # the store is clean again
     path.write_bytes(path.read_bytes().replace(first.encode(), b"x" + first.encode(), 1))
-    sweeps.run(SWEEP, tmp_path, warn=warnings.append)  # a record that lost its key: redone
+    audit.run(SWEEP, tmp_path, warn=warnings.append)  # a record that lost its key: redone
     assert measured == [(0.5, 60, 0)]
 
 
@@ -60,28 +62,28 @@ def test_damaged_lines_are_named_set_aside_and_redone(tmp_path, monkeypatch):
 @given(tail=st.binary(max_size=200))
 def test_any_bytes_appended_never_crash_and_never_lose_a_record(tmp_path, tail):
     records = fake(SWEEP)
-    path = sweeps.store_path(tmp_path, "order")
+    path = audit.store_path(tmp_path, "order")
     write(path, records)
     with open(path, "ab") as fh:
         fh.write(tail)
-    store = sweeps.load(path, "order")
+    store = audit.load(path, "order")
     assert all(store.done[k] == r for k, r in records.items())
     if store.damaged:
-        sweeps.set_aside(path, store)
-    again = sweeps.load(path, "order")
+        audit.set_aside(path, store)
+    again = audit.load(path, "order")
     assert again.damaged == [] and all(again.done[k] == r for k, r in records.items())
-    sweeps.rejected_path(path).unlink(missing_ok=True)
+    audit.rejected_path(path).unlink(missing_ok=True)
 
 
 def test_the_committed_quick_sweeps_are_reproduced_within_the_stated_tolerance():
     """A fresh run of the smallest size of docs/threshold/*.jsonl (another BLAS build may
     differ in the last digits: REPRODUCIBLE_RTOL)."""
     root = Path(__file__).parents[2] / "docs" / "threshold"
-    for mode in sweeps.MODES:
-        sweep = sweeps.Sweep(mode, seed=0, **sweeps.QUICK[mode])
+    for mode in MODES.values():
+        sweep = audit.Sweep(mode, seed=0, **mode.quick)
         ell = min(sweep.sizes)
         checked = 0
-        for line in (root / f"threshold-{mode}.jsonl").read_text().splitlines():
+        for line in (root / f"threshold-{mode.name}.jsonl").read_text().splitlines():
             record = json.loads(line)
             parts = record["key"].split("|")
             if int(parts[3]) != ell:
@@ -91,7 +93,7 @@ def test_the_committed_quick_sweeps_are_reproduced_within_the_stated_tolerance()
             fresh = sweep.measure(value, ell, draw)
             for name, old in record["result"].items():
                 tol = 1.0 / ell + 1e-12 if name.startswith("kolmogorov") else \
-                    sweeps.REPRODUCIBLE_RTOL * abs(old)
-                assert abs(fresh[name] - old) <= tol, (mode, record["key"], name)
+                    audit.REPRODUCIBLE_RTOL * abs(old)
+                assert abs(fresh[name] - old) <= tol, (mode.name, record["key"], name)
             checked += 1
         assert checked == len(sweep.grid) * sweep.draws

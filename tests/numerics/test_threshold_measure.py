@@ -57,3 +57,14 @@ def test_mass_difference_variance_matches_the_spread_of_draws(c):
     se = math.sqrt(within / len(draws))
     exact = expected_mass_difference(temperature_beta(c, ell), ell, ell)
     assert exact < 0 and abs(values.mean() - exact) < 4 * se
+
+
+def test_one_entry_terms_are_the_single_entry_sums():
+    import numpy as np
+
+    from numerics.threshold import one_entry_terms
+    m0 = np.random.default_rng(3).standard_normal((7, 7))
+    out = one_entry_terms(m0, 1.5)
+    for order in (3, 4):
+        assert out[f"one-entry m{order}"] == pytest.approx(
+            float(np.sum(m0 ** (2 * order))) / (7 * 1.5**order), rel=1e-12)

@@ -191,3 +191,47 @@ def test_expected_order_distance_keeps_its_digits_at_small_beta():
             reference = th._order_distance_numeric(model)(mp.mpf(b), mp.mpf(100), mp.mpf(1000))
         assert th.expected_order_distance(model, b, 100, 1000) == pytest.approx(
             float(reference), rel=1e-12)
+
+
+def test_one_entry_readings_are_derived_and_differ_by_the_tilt_beyond_the_largest_score():
+    for order in th.ONE_ENTRY_ORDERS:
+        readings = th.one_entry_exponents(order)
+        mean = readings["mean"]
+        assert sp.expand(mean - (order - 1) * (2 * order * th.c**2 - 1)) == 0
+        largest = readings["typical"].args[1][0]          # the branch qc > 1
+        assert sp.expand(largest - (4 * order * th.c - 2 * order * th.c**2 - order - 1)) == 0
+        assert sp.expand(mean - largest - 2 * (order * th.c - 1) ** 2) == 0
+        # below qc = 1 the two readings are one
+        assert readings["typical"].subs(th.c, sp.Rational(1, 2 * order)) == \
+            mean.subs(th.c, sp.Rational(1, 2 * order))
+        t = th.one_entry_thresholds(order)
+        assert sp.simplify(t["typical"] - th.moment_threshold().subs(th.q, order)) == 0
+        assert sp.simplify(t["mean"] - 1 / sp.sqrt(2 * order)) == 0
+        assert t["mean"] < t["typical"]
+
+
+def test_the_first_correction_is_the_largest_scores_gumbel_centring():
+    import mpmath as mp
+    kappa = sp.Symbol("kappa")
+    slope = th.largest_entry_slope(kappa)
+    assert sp.expand(slope - (th.largest_entry() - th.c * kappa / 4)) == 0
+    # against the exact largest of N = ell^2 normals (Phi-bar(b) = 1/N), at c = 0.5
+    with mp.workdps(40):
+        def log_x_max(log_ell):
+            b = mp.findroot(lambda u: mp.log(mp.ncdf(-u)) + 2 * log_ell, 2 * mp.sqrt(log_ell))
+            return 0.5 * mp.sqrt(log_ell) * b - 0.25 * log_ell / 2
+        lo, hi = mp.log(1000), mp.log(4000)
+        measured = float((log_x_max(hi) - log_x_max(lo)) / (hi - lo))
+    kappa_value = float((mp.log(hi) - mp.log(lo)) / (hi - lo))
+    corrected = float(slope.subs({th.c: 0.5, kappa: kappa_value}))
+    limit = float(th.largest_entry().subs(th.c, 0.5))
+    assert abs(measured - corrected) < 0.2 * abs(measured - limit)
+    # finite-size thresholds lie above the limits and tend to them
+    sizes = (500, 1000, 2000, 4000)
+    for name in ("m3/m1^3", "m4/m1^4", "s1^2/E"):
+        limit = float(th.temperature_thresholds()[name])
+        at = th.finite_size_temperature_threshold(
+            th.temperature_exponents(th.log_log_slope(sizes))[name])
+        far = th.finite_size_temperature_threshold(
+            th.temperature_exponents(th.log_log_slope((10**30, 10**31, 10**32)))[name])
+        assert limit < far < at < limit + 0.03 and far - limit < 0.003

@@ -1,0 +1,334 @@
+"""The threshold audit: sweep a grid, keep every draw on disk, fit, judge, tabulate.
+
+A sweep is a grid of values v (c or α, by its ``Mode``: ``derivations.threshold_modes``) ×
+sizes ℓ × draws. Each finished draw is appended as one JSON line to
+``DIR/threshold-<mode>.jsonl`` (flushed and fsynced); a rerun reads the file and measures
+only the missing draws, so an interrupted sweep resumes where it stopped. The fits, the
+crossings and the three verdicts are ``derivations.threshold_fit``'s.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from derivations import parallel, runner
+from derivations.report import atomic, write_atomic
+from derivations.step import INCONCLUSIVE, Table
+from derivations.threshold_fit import DECISIVE, Quantity
+from derivations.threshold_modes import Mode, mode_named
+from numerics.measure import require_memory
+from theory import inputs
+from theory.inputs import integer, number
+
+REPRODUCIBLE_RTOL = 1e-9
+"""Across NumPy/BLAS builds a stored draw is reproduced to this relative tolerance (the
+Kolmogorov distances, on the 1/ℓ lattice, to one step); on one build, bit for bit."""
+
+
+@dataclass(frozen=True)
+class Sweep:
+    mode: Mode               # or its name
+    grid: tuple[float, ...]
+    sizes: tuple[int, ...]
+    draws: int
+    seed: int = 0
+    beta: float = 0.35       # order mode (small β: δ's tails allow a smaller d_qk)
+    y: float = 1.0           # temperature and one-entry modes
+
+    def __post_init__(self) -> None:
+        mode = mode_named(self.mode)
+        object.__setattr__(self, "mode", mode)
+        grid = tuple(number(v, "grid") for v in self.grid)
+        low, high = mode.domain
+        if len(grid) < 2 or any(not low < v <= high for v in grid) \
+                or any(b <= a for a, b in zip(grid, grid[1:])):
+            what = f"{mode.variable} > {low:g}" if high == math.inf else \
+                f"{mode.variable} in ({low:g}, {high:.4g}]"
+            raise ValueError(f"grid must hold at least 2 increasing values of {what} "
+                             f"(got {list(self.grid)})")
+        sizes = tuple(integer(s, "sizes (each ell)", 4) for s in self.sizes)
+        if len(sizes) < 3 or any(b <= a for a, b in zip(sizes, sizes[1:])):
+            raise ValueError(f"sizes must hold at least 3 increasing values (got {list(sizes)})")
+        object.__setattr__(self, "grid", grid)
+        object.__setattr__(self, "sizes", sizes)
+        object.__setattr__(self, "draws", integer(self.draws, "draws", 1))
+        object.__setattr__(self, "seed", integer(self.seed, "seed", 0))
+        object.__setattr__(self, "beta", inputs.beta(self.beta))
+        object.__setattr__(self, "y", inputs.ratio(self.y))
+        mode.check(self)
+        self.validate_memory()
+
+    def validate_memory(self) -> None:
+        """Refuse sizes whose draws, as many at once as run on this machine, would not fit."""
+        require_memory(max(self.sizes), self.mode.matrices, copies=parallel.concurrent_draws())
+
+    def key(self, value: float, ell: int, draw: int) -> str:
+        fixed = f"{self.mode.fixed}={getattr(self, self.mode.fixed)!r}"
+        return f"{self.mode.schema}|{self.mode.name}|{value!r}|{ell}|{draw}|seed={self.seed}|" \
+               f"{fixed}"
+
+    def measure(self, value: float, ell: int, draw: int) -> dict[str, float]:
+        return self.mode.measure(self, value, ell, draw)
+
+    def keys(self) -> list[str]:
+        return [self.key(v, ell, k) for v in self.grid for ell in self.sizes
+                for k in range(self.draws)]
+
+    def records(self, done: dict, value: float) -> list[list[dict[str, float]]]:
+        """Per size, the stored results of the draws at ``value``."""
+        return [[done[self.key(value, ell, k)] for k in range(self.draws)]
+                for ell in self.sizes]
+
+
+def store_path(folder: str | Path, mode) -> Path:
+    return Path(folder) / f"threshold-{mode_named(mode).name}.jsonl"
+
+
+def rejected_path(path: Path) -> Path:
+    return path.with_name(path.name + ".rejected")
+
+
+def _record(line: bytes, mode: Mode) -> tuple[str, dict[str, float]]:
+    """The (key, result) of one stored line; ValueError saying what is wrong with it."""
+    try:
+        record = json.loads(line.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise ValueError("not UTF-8 text") from None
+    except json.JSONDecodeError:
+        raise ValueError("not a JSON record (truncated or garbage)") from None
+    if not isinstance(record, dict) or set(record) != {"key", "result"}:
+        raise ValueError('not a record {"key": ..., "result": ...}')
+    key, result = record["key"], record["result"]
+    if not isinstance(key, str) or not isinstance(result, dict):
+        raise ValueError("key must be a string and result an object")
+    if not key.startswith(f"{mode.schema}|{mode.name}|"):
+        return key, result                        # another schema or mode: kept, not used
+    if set(result) != set(mode.result_keys):
+        raise ValueError(f"result must hold exactly {', '.join(mode.result_keys)}")
+    if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in result.values()):
+        raise ValueError("every result must be a number")
+    return key, result
+
+
+@dataclass
+class Store:
+    """What a store holds: the finished draws, its valid lines (bytes as written) and its
+    damaged ones as (line number, what is wrong, the bytes)."""
+
+    done: dict[str, dict[str, float]]
+    valid: list[bytes]
+    damaged: list[tuple[int, str, bytes]]
+
+
+def load(path: Path, mode) -> Store:
+    """Read a store line by line; nothing is skipped silently (see ``Store``)."""
+    mode = mode_named(mode)
+    store = Store({}, [], [])
+    if not path.exists():
+        return store
+    for number_, line in enumerate(path.read_bytes().split(b"\n"), start=1):
+        if not line.strip():
+            continue
+        try:
+            key, result = _record(line, mode)
+        except ValueError as err:
+            store.damaged.append((number_, str(err), line))
+            continue
+        store.valid.append(line)
+        store.done[key] = result
+    return store
+
+
+def set_aside(path: Path, store: Store) -> None:
+    """Append the damaged lines to ``<store>.rejected`` and rewrite the store with the valid
+    ones, atomically: no valid record is lost, and the damaged draws are measured again."""
+    with open(rejected_path(path), "ab") as fh:
+        for _, _, line in store.damaged:
+            fh.write(line + b"\n")
+        fh.flush()
+        os.fsync(fh.fileno())
+    with atomic(path) as tmp:
+        tmp.write_bytes(b"".join(line + b"\n" for line in store.valid))
+
+
+def stored(sweep: Sweep, folder: str | Path) -> int:
+    """How many of the sweep's draws its store in ``folder`` already holds."""
+    done = load(store_path(folder, sweep.mode), sweep.mode).done
+    return sum(key in done for key in sweep.keys())
+
+
+def write_provenance(sweep: Sweep, folder: str | Path, wall_s: float, stored_before: int,
+                     tabs: list[Table], **where) -> Path:
+    """``DIR/threshold-<mode>.provenance.json``: parameters, environment, this run (wall
+    time, ``where`` it ran, draws measured and reused), the verdict counts, and the list of
+    every run that wrote the folder (``earlier_runs`` plus this one)."""
+    mode = sweep.mode
+    parameters = {"mode": mode.name, "grid": list(sweep.grid), "sizes": list(sweep.sizes),
+                  "draws": sweep.draws, "seed": sweep.seed,
+                  mode.fixed: getattr(sweep, mode.fixed)}
+    provenance = runner.provenance(parameters, wall_s, **where,
+                                   draws_measured=len(sweep.keys()) - stored_before,
+                                   draws_reused=stored_before, verdicts=counts(tabs))
+    path = Path(folder) / f"threshold-{mode.name}.provenance.json"
+    this = ("date", "wall_s", *where, "draws_measured", "draws_reused")
+    provenance["runs"] = earlier_runs(path) + [{k: provenance[k] for k in this}]
+    write_atomic(path, json.dumps(provenance, indent=2) + "\n")
+    return path
+
+
+def earlier_runs(path: Path) -> list[dict]:
+    """The runs a provenance file lists (none if it is missing or unreadable): a rerun that
+    reuses the store keeps the record of the runs that measured it."""
+    try:
+        runs = json.loads(path.read_text()).get("runs", [])
+    except (OSError, ValueError, AttributeError):
+        return []
+    return runs if isinstance(runs, list) else []
+
+
+def run(sweep: Sweep, folder: str | Path | None,
+        progress: Callable[[int, int], None] | None = None,
+        warn: Callable[[str], None] | None = None) -> dict[str, dict[str, float]]:
+    """Measure every missing draw of the sweep (appending each to the store) and return all.
+
+    Damaged lines of the store (``load``) are set aside in ``<store>.rejected``, each named
+    to ``warn`` with its file and line number, and their draws are measured again.
+    """
+    path = None if folder is None else store_path(folder, sweep.mode)
+    done: dict[str, dict[str, float]] = {}
+    if path is not None:
+        store = load(path, sweep.mode)
+        if store.damaged:
+            set_aside(path, store)
+        for number_, why, _ in store.damaged:
+            if warn is not None:
+                warn(f"{path}: line {number_}: {why}; moved to {rejected_path(path)}")
+        done = store.done
+    todo = [(v, ell, k) for v in sweep.grid for ell in sweep.sizes for k in range(sweep.draws)
+            if sweep.key(v, ell, k) not in done]   # the order of ``Sweep.keys``
+    if path is not None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    if progress is not None:
+        progress(0, len(todo))
+    for n, (i, result) in enumerate(parallel.measured(sweep.measure, todo), start=1):
+        v, ell, k = todo[i]
+        done[sweep.key(v, ell, k)] = result
+        if path is not None:
+            with open(path, "a") as fh:
+                fh.write(json.dumps({"key": sweep.key(v, ell, k), "result": result}) + "\n")
+                fh.flush()
+                os.fsync(fh.fileno())
+        if progress is not None:
+            progress(n, len(todo))
+    return done
+
+
+def quantities(sweep: Sweep, done: dict) -> list[Quantity]:
+    """Fitted slopes per grid value and measured against predicted threshold per quantity."""
+    return sweep.mode.quantities(sweep, done)
+
+
+def threshold_table(sweep: Sweep, found: list[Quantity], judge: bool = True) -> Table:
+    var, mode = sweep.mode.variable, sweep.mode
+    table = Table(f"{mode.name}: predicted and measured threshold {var}* (measured: the "
+                  f"slope against ell crosses 0; PASS: {mode.pass_rule}, with an uncertainty "
+                  f"<= {DECISIVE:g}; INCONCLUSIVE: agreeing within a wider one; a "
+                  f"prediction for these sizes from a first-order asymptotic or a count "
+                  f"carries ± the size of its correction)",
+                  ["quantity", f"predicted {var}* (ell -> inf)",
+                   f"predicted {var}* (these sizes)", "competing", f"measured {var}*",
+                   "uncertainty", "where", "to decide"], note=mode.note)
+    for qt in found:
+        error = f" ± {qt.prediction_error:.2g}" if qt.prediction_error else ""
+        cells = [qt.name, f"{qt.predicted:.4g}",
+                 "" if qt.finite is None else
+                 qt.finite[1] if qt.finite[0] is None else f"{qt.finite[0]:.4g}{error}",
+                 "" if qt.competing is None else f"{qt.competing:.4g}"]
+        judged = judge and qt.name in mode.judged
+        table.add([*cells, "" if qt.measured is None else f"{qt.measured:.4g}",
+                   "" if qt.uncertainty is None else f"{qt.uncertainty:.2g}", qt.bracket,
+                   qt.decide if judged else ""], qt.verdict if judged else None)
+    return table
+
+
+def slope_table(sweep: Sweep, found: list[Quantity]) -> Table:
+    var = sweep.mode.variable
+    fixed = f"{sweep.mode.fixed} = {getattr(sweep, sweep.mode.fixed):g}"
+    table = Table(f"{sweep.mode.name}: fitted log-log slope against ell (sizes "
+                  f"{', '.join(map(str, sweep.sizes))}; {sweep.draws} draws; {fixed}); "
+                  f"in brackets the predicted slope: '= x' that of the exact mean at these "
+                  f"sizes, else the ell -> inf exponent", [var, *[qt.name for qt in found]])
+    for v in sweep.grid:
+        cells = []
+        for qt in found:
+            if v not in qt.grid:
+                cells.append("d_qk too small")
+                continue
+            i = qt.grid.index(v)
+            r, p = qt.slopes[i], qt.predicted_slopes[i]
+            limit = None if qt.limit_slopes is None else qt.limit_slopes[i]
+            z = "" if qt.size_z is None or qt.size_z[i] is None else f", z <= {qt.size_z[i]:.2g}"
+            cells.append(f"{r.slope:.3g} ± {r.se:.2g}" + (f" (= {p:.3g}{z})" if p is not None else
+                                                          "" if limit is None else
+                                                          f" ({limit:.3g})"))
+        table.add([f"{v:g}", *cells])
+    return table
+
+
+def tables(sweep: Sweep, found: list[Quantity], judge: bool = True) -> list[Table]:
+    """The threshold table, the slope table and the mode's own (order: drift; one-entry:
+    the two readings)."""
+    return [threshold_table(sweep, found, judge), slope_table(sweep, found),
+            *sweep.mode.extra_tables(sweep, found)]
+
+
+def counts(tabs: list[Table]) -> str:
+    """'n PASS, n FAIL, n INCONCLUSIVE' over the judged rows of the tables."""
+    verdicts = [v for t in tabs for v in t.verdicts if v is not None]
+    n_open = sum(v == INCONCLUSIVE for v in verdicts)
+    n_pass = sum(v is True for v in verdicts)
+    return f"{n_pass} PASS, {len(verdicts) - n_pass - n_open} FAIL, {n_open} INCONCLUSIVE"
+
+
+def plot(sweep: Sweep, found: list[Quantity], path: str | Path) -> None:
+    """Measured slopes ± se against the grid, the predicted slope, the thresholds."""
+    from derivations.figures import pyplot, save
+
+    plt = pyplot()
+    cols = 3 if len(found) % 3 == 0 else 4
+    rows = -(-len(found) // cols)
+    fig, axes = plt.subplots(rows, cols, figsize=(4.2 * cols, 3.3 * rows), squeeze=False)
+    for ax, qt in zip(axes.flat, found):
+        grid = np.array(qt.grid)
+        ax.errorbar(grid, [r.slope for r in qt.slopes], yerr=[r.se for r in qt.slopes],
+                    fmt="o", ms=4, capsize=2, label="measured slope")
+        exact = [(v, p) for v, p in zip(qt.grid, qt.predicted_slopes) if p is not None]
+        if exact:
+            ax.plot(*zip(*exact), "-", lw=1, label="exact mean's slope")
+        limit = [(v, p) for v, p in zip(qt.grid, qt.limit_slopes or ()) if p is not None]
+        if limit:
+            ax.plot(*zip(*limit), "--", color="gray", lw=1, label="slope as ell -> inf")
+        ax.axhline(0, color="k", lw=0.5)
+        ax.axvline(qt.predicted, color="r", ls="--", lw=0.8,
+                   label="predicted threshold (ell -> inf)")
+        if qt.finite is not None and qt.finite[0] is not None:
+            ax.axvline(qt.finite[0], color="m", ls=":", lw=1.0,
+                       label="predicted threshold (these sizes)")
+        if qt.measured is not None:
+            ax.axvspan(qt.measured - qt.uncertainty, qt.measured + qt.uncertainty,
+                       color="g", alpha=0.2, label="measured threshold")
+        ax.set_title(qt.name, fontsize=9)
+        ax.set_xlabel(sweep.mode.variable)
+        ax.legend(fontsize=6)
+    for ax in list(axes.flat)[len(found):]:
+        ax.axis("off")
+    fig.suptitle(f"threshold, {sweep.mode.name}: slope of each distance against ell")
+    fig.tight_layout()
+    save(fig, path)

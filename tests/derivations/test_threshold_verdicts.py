@@ -1,0 +1,109 @@
+"""The three verdicts of a threshold row, what decides an inconclusive one, and the
+one-entry readings: a check that fails when the wrong reading is the prediction."""
+
+import pytest
+
+from derivations import report
+from derivations import threshold_audit as audit
+from derivations import threshold_fit as fit
+from derivations import threshold_modes as modes
+from derivations.cli import main
+from derivations.step import INCONCLUSIVE, Table
+from numerics.stats import Rate
+
+GRID = (0.2, 0.4, 0.6, 0.8)
+
+
+def quantity(slopes, se, target):
+    rates = [Rate(v, se) for v in slopes]
+    x, unc, where = fit.crossing(GRID, rates, upward=True)
+    return fit.Quantity("sd(D)", GRID, rates, [None] * 4, target, x, unc, where,
+                        crossing_required=True, draws=4)
+
+
+LINE = (-0.6, -0.2, 0.2, 0.6)   # crosses at 0.5
+
+
+def test_pass_needs_a_decisive_uncertainty_and_fail_needs_only_a_disagreement():
+    assert quantity(LINE, 0.01, 0.5).verdict is True
+    # slopes within 2 se of 0 at 0.4 and 0.6: the uncertainty reaches the grid's ends (0.3)
+    wide = quantity(LINE, 0.2, 0.55)
+    assert wide.uncertainty == pytest.approx(0.3) and wide.verdict == INCONCLUSIVE
+    assert quantity(LINE, 0.2, 0.9).verdict is False   # 0.4 off: wider than 0.3 still fails
+    assert quantity(LINE, 0.01, 0.55).verdict is False
+    # the draws it names decide it: the slopes' errors shrink as 1/sqrt(draws)
+    needed = int(wide.decide.split("~")[1].split()[0])
+    assert needed > wide.draws
+    scaled = [Rate(r.slope, r.se * (wide.draws / needed) ** 0.5) for r in wide.slopes]
+    assert fit.crossing(GRID, scaled, upward=True)[1] <= fit.DECISIVE
+
+
+def test_a_bent_slope_curve_asks_for_a_finer_grid():
+    # the parabola through the bracket and its neighbour moves the root by more than 0.1
+    bent = quantity((-0.6, -0.1, 1.0, 10.0), 0.0001, 0.5)
+    assert bent.verdict == INCONCLUSIVE and "finer grid" in bent.decide
+
+
+def test_no_crossing_on_the_grid_is_inconclusive_only_beyond_it():
+    rising = (0.1, 0.3, 0.5, 0.7)            # positive everywhere: c* before 0.2
+    assert quantity(rising, 0.01, 0.1).verdict == INCONCLUSIVE
+    assert "past 0.1" in quantity(rising, 0.01, 0.1).decide
+    assert quantity(rising, 0.01, 0.5).verdict is False
+    falling = (-0.9, -0.7, -0.5, -0.3)       # negative everywhere: c* beyond 0.8
+    assert quantity(falling, 0.01, 0.9).verdict == INCONCLUSIVE
+    assert quantity(falling, 0.01, 0.5).verdict is False
+
+
+def test_inconclusive_rows_do_not_fail_a_table_and_are_counted():
+    table = Table("t", ["x"])
+    table.add(["a"], True)
+    table.add(["b"], INCONCLUSIVE)
+    assert table.passed and table.inconclusive == 1
+    assert "| b | INCONCLUSIVE |" in report.markdown_table(table)
+    table.add(["c"], False)
+    assert not table.passed
+    assert audit.counts([table]) == "1 PASS, 1 FAIL, 1 INCONCLUSIVE"
+
+
+@pytest.fixture(scope="module")
+def one_entry():
+    sweep = audit.Sweep("one-entry", grid=(0.45, 0.5), sizes=(250, 500, 1000), draws=24)
+    return sweep, audit.run(sweep, None)
+
+
+def _readings(sweep, done) -> list[tuple[list, object]]:
+    table = modes.readings_table(sweep, audit.quantities(sweep, done))
+    return list(zip(table.rows, table.verdicts))
+
+
+def test_the_typical_reading_governs_and_the_mean_reading_is_told_apart(one_entry):
+    rows = _readings(*one_entry)
+    assert all(v is not False for _, v in rows)
+    # q = 4 at c = 0.5: the readings 2(qc - 1)^2 = 2 apart, many se
+    decided = [row for row, v in rows if row[0] == 4 and row[1] == "all"]
+    assert decided and decided[0][2] == "typical governs"
+
+
+def test_readings_fail_when_the_mean_reading_is_taken_for_the_typical_one(one_entry,
+                                                                        monkeypatch):
+    real = modes.th.one_entry_exponents
+
+    def swapped(order, kappa=0):
+        out = real(order, kappa)
+        return {"mean": out["mean"], "typical": out["mean"]}
+    monkeypatch.setattr(modes.th, "one_entry_exponents", swapped)
+    rows = _readings(*one_entry)
+    assert any(v is False for row, v in rows if row[0] == 4 and row[1] == "0.5")
+    assert any(row[1] == "all" and v is False for row, v in rows)
+
+
+def test_cli_one_entry_prints_the_counts_and_refuses_beta(capsys):
+    code = main(["threshold", "--mode", "one-entry", "--grid", "0.3,0.5", "--sizes",
+                 "60,90,120", "--draws", "3"])
+    out = capsys.readouterr().out
+    assert code in (0, 1) and "attnge threshold --mode one-entry: " in out
+    assert "which reading of T_q governs" in out
+    assert main(["threshold", "--mode", "one-entry", "--beta", "1"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "beta" in err[0]
+    assert main(["threshold", "--mode", "one-entry", "--grid", "0.3,0.7"]) == 2   # > 2-sqrt(2)
