@@ -128,7 +128,7 @@ def _temperature(sweep, done) -> list[Quantity]:
             finite = (value, where)
         elif name in CORRECTED:
             value = th.finite_size_temperature_threshold(finite_exps[name])
-            finite = (value, "first order in 1/log ell")
+            finite = None if value is None else (value, "first order in 1/log ell")
         out.append(Quantity(name, sweep.grid, rates,
                             [None if r is None else r.slope for r in exact_rates],
                             float(thresholds[name]), *crossing(sweep.grid, rates, upward=True),
@@ -204,7 +204,8 @@ def _one_entry(sweep, done) -> list[Quantity]:
         out.append(Quantity(name, sweep.grid, rates, [None] * len(sweep.grid),
                             float(th.one_entry_thresholds(order)["typical"]),
                             *crossing(sweep.grid, rates, upward=True),
-                            finite=(finite, "first order in 1/log ell"), limit_slopes=limit,
+                            finite=None if finite is None else
+                            (finite, "first order in 1/log ell"), limit_slopes=limit,
                             crossing_required=True, draws=sweep.draws,
                             competing=float(th.one_entry_thresholds(order)["mean"]),
                             approximate=True))
