@@ -132,12 +132,16 @@ def largest_entry_slope(kappa: sp.Expr) -> sp.Expr:
     return slope.subs(1 / L, kappa)
 
 
+def _least_squares_slope(t: list[float], u: list[float]) -> float:
+    """The least-squares slope of u against t."""
+    tm, um = sum(t) / len(t), sum(u) / len(u)
+    return sum((a - tm) * (b - um) for a, b in zip(t, u)) / sum((a - tm) ** 2 for a in t)
+
+
 def log_log_slope(sizes: tuple[int, ...]) -> float:
     """κ: the least-squares slope of log log ℓ against log ℓ over the sizes (≈ 1/log ℓ)."""
     t = [math.log(s) for s in sizes]
-    u = [math.log(v) for v in t]
-    tm, um = sum(t) / len(t), sum(u) / len(u)
-    return sum((a - tm) * (b - um) for a, b in zip(t, u)) / sum((a - tm) ** 2 for a in t)
+    return _least_squares_slope(t, [math.log(v) for v in t])
 
 
 def temperature_exponents(kappa: sp.Expr = 0) -> dict[str, sp.Expr]:
@@ -204,13 +208,8 @@ def one_entry_exponents(order: int, kappa: sp.Expr = 0) -> dict[str, sp.Expr]:
 
 def one_entry_thresholds(order: int) -> dict[str, sp.Expr]:
     """c* of each reading of T_q: typical 1 − √((q−1)/(2q)) (q ≥ 2), mean 1/√(2q)."""
-    out = {}
-    for reading, expr in one_entry_exponents(order).items():
-        pieces = expr.args if isinstance(expr, sp.Piecewise) else ((expr, True),)
-        roots = [r for piece, _ in pieces for r in sp.solve(sp.Eq(piece, 0), c)
-                 if r.is_positive and r < 1 and sp.simplify(expr.subs(c, r)) == 0]
-        out[reading] = min(roots)
-    return out
+    return {reading: smallest_root(expr)
+            for reading, expr in one_entry_exponents(order).items()}
 
 
 def finite_size_temperature_threshold(expr: sp.Expr, low: float = 0.05, high: float = 2.5,
@@ -278,14 +277,16 @@ def moment_threshold() -> sp.Expr:
 def temperature_thresholds() -> dict[str, sp.Expr]:
     """c* per quantity: the smallest c > 0 where its rate reaches 0 (shares: t(c*) = 0)."""
     rates = {"m1": saturation_rate(), "kolmogorov": lindeberg_rate()}
-    out = {}
-    for name, s in temperature_exponents().items():
-        expr = rates.get(name, s)
-        pieces = expr.args if isinstance(expr, sp.Piecewise) else ((expr, True),)
-        roots = [r for piece, _ in pieces for r in sp.solve(sp.Eq(piece, 0), c)
-                 if r.is_positive and sp.simplify(sp.Piecewise(*pieces).subs(c, r)) == 0]
-        out[name] = min(roots)
-    return out
+    return {name: smallest_root(rates.get(name, s))
+            for name, s in temperature_exponents().items()}
+
+
+def smallest_root(expr: sp.Expr) -> sp.Expr:
+    """The smallest c > 0 where a (piecewise) rate vanishes: a root of one piece at which
+    the whole expression is 0 (so the piece holds there)."""
+    pieces = expr.args if isinstance(expr, sp.Piecewise) else ((expr, True),)
+    return min(r for piece, _ in pieces for r in sp.solve(sp.Eq(piece, 0), c)
+               if r.is_positive and sp.simplify(expr.subs(c, r)) == 0)
 
 
 def order_exponent() -> sp.Expr:
@@ -426,7 +427,6 @@ def rank_exponent(order: int, sizes: tuple[int, ...], ds: tuple[int, ...]) -> fl
     α·d log N_k/d log d = 1, i.e. at α = 1/k when d → ∞ and above 1/k at finite d, since
     d log N_k/d log d = Σ_{i<k} d/(d + i) < k.
     """
-    t = [math.log(s) for s in sizes]
-    u = [math.log(hadamard_rank(order, d) / s) for d, s in zip(ds, sizes)]
-    tm, um = sum(t) / len(t), sum(u) / len(u)
-    return sum((a - tm) * (b - um) for a, b in zip(t, u)) / sum((a - tm) ** 2 for a in t)
+    return _least_squares_slope([math.log(s) for s in sizes],
+                                [math.log(hadamard_rank(order, d) / s)
+                                 for d, s in zip(ds, sizes)])
