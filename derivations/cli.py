@@ -88,6 +88,8 @@ def _parser() -> argparse.ArgumentParser:
     v.add_argument("--seed", default=Params.seed, help="seed >= 0 (default %(default)s)")
     v.add_argument("--remove-top", default=Params.remove_top, metavar="R",
                    help="squared singular values removed from the bulk (default %(default)s)")
+    v.add_argument("--heads", default=Params.heads, metavar="H", help="heads h of the "
+                   "multi-head steps, which run at n = ell // h tokens (default %(default)s)")
     v.add_argument("--json", default=None, metavar="FILE", help="write every number and "
                    "the provenance as JSON")
     v.add_argument("--report", default=None, metavar="DIR", help="write report.md (with a "
@@ -244,7 +246,8 @@ def _steps() -> int:
 
 def _verify(args: argparse.Namespace) -> int:
     params = Params(beta=args.beta, y=args.y, sizes=parse_sizes(args.sizes),
-                    draws=args.draws, seed=args.seed, remove_top=args.remove_top)
+                    draws=args.draws, seed=args.seed, remove_top=args.remove_top,
+                    heads=args.heads)
     steps = ledger.select(args.steps)
     if args.json is not None:
         report.check_output(args.json, "json")

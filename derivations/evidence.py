@@ -49,9 +49,10 @@ def per_size(sweep: dict[int, list], fn: Callable[[object], float]) -> list[np.n
     return [np.array([fn(m) for m in sweep[ell]], dtype=float) for ell in sorted(sweep)]
 
 
-def rate_table(title: str, params: Params, note: str = "", sizes=None) -> Table:
+def rate_table(title: str, params: Params, note: str = "", sizes=None,
+               size_name: str = "ell") -> Table:
     sizes = params.sizes if sizes is None else sizes
-    return Table(title, ["quantity", *[f"ell={ell}" for ell in sizes],
+    return Table(title, ["quantity", *[f"{size_name}={ell}" for ell in sizes],
                          "fitted slope", "predicted", "rule"], note=note)
 
 
@@ -331,7 +332,7 @@ def limit_row(table: Table, label: str, sizes, values: list[np.ndarray], predict
 
 
 def exact_rows(table: Table, label: str, sizes, values: list[np.ndarray],
-               expected: list[float]) -> None:
+               expected: list[float], size_name: str = "ell") -> None:
     """Each size's mean against its exact mean, then the relative deviation of all sizes.
 
     The combined row estimates one relative bias δ (mean_ℓ = (1 + δ) expected_ℓ) by
@@ -341,8 +342,8 @@ def exact_rows(table: Table, label: str, sizes, values: list[np.ndarray],
     ratios, weights, dofs = [], [], []
     for ell, v, e in zip(sizes, values, expected):
         mean, var, dof = stats.mean_variance(v)
-        value_row(table, f"{label} at ell = {ell}", mean, var**0.5, dof, e,
-                  "mean over draws vs exact mean at this ell")
+        value_row(table, f"{label} at {size_name} = {ell}", mean, var**0.5, dof, e,
+                  f"mean over draws vs exact mean at this {size_name}")
         ratios.append(mean / e - 1)
         weights.append(e * e / var)
         dofs.append(dof)

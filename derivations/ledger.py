@@ -11,6 +11,8 @@ from derivations.steps import (
     chain_yq_ylinq,
     exponential,
     limit_law,
+    mha_output,
+    multi_head_law,
     normalizer,
     not_marchenko_pastur,
     outliers,
@@ -30,6 +32,8 @@ STEPS: tuple[Step, ...] = (
     not_marchenko_pastur.STEP,
     perron.STEP,
     outliers.STEP,
+    multi_head_law.STEP,
+    mha_output.STEP,
     threshold.STEP,
 )
 

@@ -8,6 +8,7 @@ from theory import inputs
 from theory.inputs import integer
 
 DEFAULT_SIZES = (250, 500, 1000, 2000)
+HEADS_MAX = 128
 
 
 def parse_sizes(text: str, name: str = "sizes") -> tuple[int, ...]:
@@ -28,6 +29,7 @@ class Params:
     draws: int = 8
     seed: int = 0
     remove_top: int = 3     # r: the top r squared singular values left out of "the bulk"
+    heads: int = 2          # h of the multi-head steps (their sizes: n = ell // h)
 
     def __post_init__(self) -> None:
         beta = inputs.beta(self.beta)
@@ -47,6 +49,7 @@ class Params:
             raise ValueError(f"remove_top must be an integer from 0 to {sizes[0] - 2} "
                              f"(below the smallest ell) (got {r})")
         object.__setattr__(self, "remove_top", r)
+        object.__setattr__(self, "heads", integer(self.heads, "heads", 1, HEADS_MAX))
         for ell in sizes:
             self.d_qk(ell)
 
@@ -66,4 +69,5 @@ class Params:
     def as_dict(self) -> dict:
         return {"beta": self.beta, "y": self.y, "sizes": list(self.sizes),
                 "d_qk": [self.d_qk(ell) for ell in self.sizes],
-                "draws": self.draws, "seed": self.seed, "remove_top": self.remove_top}
+                "draws": self.draws, "seed": self.seed, "remove_top": self.remove_top,
+                "heads": self.heads}

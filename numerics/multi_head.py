@@ -1,0 +1,220 @@
+"""Multi-head attention and the layer's output, sampled (docs/math.md §7).
+
+Per head r: Q_r, K_r, V_r with i.i.d. N(0, 1) entries (the law of X W for X with orthonormal
+rows), S_r = Q_r K_rᵀ/√d_K, A_r = softmax(βS_r), A_r⊥ = A_r − 𝟙𝟙ᵀ/n. Heads of one group
+share their keys and values (multi-query: one group); tied heads take V_r = K_r. The layer:
+MHA⊥ = [A_1⊥V_1, …, A_h⊥V_h] W^O, W^O = G_O/√(h d_V) (h d_V × d_O). Its Gaussian model on the
+same Q, K, V and W^O: Y_r^G = (√θ₂ S_r + √(θ₁ − θ₂) W_r)/√n with W_r i.i.d. N(0, 1), and
+MHA^G = [Y_1^G V_1, …] W^O, compared as n^{-1/2} MHA^G (√n A_r⊥ ≈ Y_r^G).
+
+Spectra are the n eigenvalues of M Mᵀ, zeros included (the law ν_M of docs/math.md §7); no
+n×n matrix survives a draw.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from numerics import spectra
+from numerics.measure import available_bytes
+from numerics.sampling import attention, draw_rng, sample_scores
+from theory.exponential import thetas
+from theory.inputs import integer
+
+SHARING = ("none", "mqa", "kv")
+POWER_STEPS, POWER_TOL = 200, 1e-15
+
+
+@dataclass(frozen=True)
+class Shape:
+    """An attention layer's shape: n tokens, h heads in ``kv_heads`` groups of shared keys and
+    values, widths d_K, d_V, d_O, and how heads share (``SHARING``)."""
+
+    n: int
+    heads: int
+    d_k: int
+    d_v: int
+    d_o: int
+    kv_heads: int | None = None
+    sharing: str = "none"
+
+    def __post_init__(self) -> None:
+        for name, least in (("n", 2), ("heads", 1), ("d_k", 1), ("d_v", 1), ("d_o", 1)):
+            object.__setattr__(self, name, integer(getattr(self, name), name, least))
+        if self.sharing not in SHARING:
+            raise ValueError(f"sharing must be one of {', '.join(SHARING)} "
+                             f"(got {self.sharing!r})")
+        kv = self.heads if self.kv_heads is None else integer(self.kv_heads, "kv_heads", 1)
+        object.__setattr__(self, "kv_heads", kv)
+        if self.sharing == "mqa":
+            if not (kv < self.heads and self.heads % kv == 0):
+                raise ValueError(f"kv_heads must divide heads and be smaller for sharing mqa "
+                                 f"(got heads={self.heads}, kv_heads={kv})")
+        elif kv != self.heads:
+            raise ValueError(f"kv_heads must equal heads for sharing {self.sharing} "
+                             f"(got heads={self.heads}, kv_heads={kv})")
+        if self.sharing == "kv" and self.d_v != self.d_k:
+            raise ValueError(f"d_v must equal d_k for tied keys and values "
+                             f"(got d_k={self.d_k}, d_v={self.d_v})")
+
+    @property
+    def gammas(self) -> tuple[float, float, float]:
+        """(γ_K, γ_V, γ_O) = (h d_K/n, h d_V/n, d_O/n)."""
+        return (self.heads * self.d_k / self.n, self.heads * self.d_v / self.n,
+                self.d_o / self.n)
+
+    def group(self, head: int) -> int:
+        return head // (self.heads // self.kv_heads)
+
+    def output_bytes(self, values: bool = False) -> int:
+        """Memory of one output draw: 4 n×n arrays (S, A, W_r, the Gram), the two layers
+        n × d_O, Q, the group keys and values, one block of W^O, and (``values``) the Gram
+        of [A_r⊥V_r]."""
+        n = self.n
+        arrays = (4 + values) * n * n + 2 * n * self.d_o + n * self.d_k \
+            + self.kv_heads * n * (self.d_k + self.d_v) + self.d_v * self.d_o
+        return 8 * arrays
+
+
+def require_output_memory(shape: Shape, copies: int = 1, values: bool = False,
+                          name: str = "n") -> None:
+    """Refuse, before allocating, a shape whose ``copies`` draws at once would not fit."""
+    need, have = copies * shape.output_bytes(values), available_bytes()
+    if need > have:
+        raise ValueError(f"{name}: the layer at n={shape.n}, heads={shape.heads}, "
+                         f"d_O={shape.d_o} needs about {need / 2**30:.1f} GiB per "
+                         f"{copies} draw(s) but {have / 2**30:.1f} GiB is available")
+
+
+def row_spectrum(gram: np.ndarray) -> np.ndarray:
+    """The n eigenvalues of an n×n Gram matrix, descending, clipped at 0."""
+    return np.clip(np.linalg.eigvalsh(gram)[::-1], 0.0, None)
+
+
+def _top_eigenvalue(gram: np.ndarray, shift: float) -> float:
+    """λ_max(gram + shift 𝟙𝟙ᵀ) by power iteration from 𝟙 (the Perron direction)."""
+    v = np.full(gram.shape[0], 1 / np.sqrt(gram.shape[0]))
+    value = 0.0
+    for _ in range(POWER_STEPS):
+        w = gram @ v + shift * v.sum()
+        new = float(v @ w)
+        v = w / np.linalg.norm(w)
+        if abs(new - value) <= POWER_TOL * new:
+            return new
+        value = new
+    return float(np.linalg.eigvalsh(gram + shift)[-1])
+
+
+@dataclass(frozen=True)
+class HeadsDraw:
+    """eigs: the eigenvalues of (n/h) A⊥A⊥ᵀ, descending; s1: s₁(A); frob2: ‖A‖_F², for
+    A = [A_1, …, A_h] (n × hn)."""
+
+    ell: int
+    eigs: np.ndarray
+    s1: float
+    frob2: float
+
+    def moments(self, q_max: int, remove_top: int = 0) -> np.ndarray:
+        return spectra.spectral_moments(self.eigs, q_max, remove_top)
+
+    def clipped(self, q_max: int, clip_top: int) -> np.ndarray:
+        return spectra.clipped_moments(self.eigs, q_max, clip_top)
+
+
+def measure_heads_draw(n: int, d_k: int, beta: float, seed: int, draw: int, heads: int,
+                       shared_key: bool = False, stream: str = "law") -> HeadsDraw:
+    """Sample h heads (one key for all when ``shared_key``) and measure √(n/h)A⊥.
+
+    Head r takes Q_r, K_r from ``sample_scores`` in turn (with a shared key, Q_r alone after
+    the first), so one head draws what ``numerics.law_draws.measure_law_draw`` draws. A⊥A⊥ᵀ =
+    Σ_r A_r⊥A_r⊥ᵀ is accumulated head by head; AAᵀ = hP + A⊥A⊥ᵀ (A_r⊥𝟙 = 0) gives s₁(A).
+
+    .. math:: \\nu\\Big(\\sqrt{n/h}\\,A^\\perp\\Big) = \\nu\\Big(\\tfrac{n}{h}\\sum_r A_r^\\perp
+              A_r^{\\perp\\top}\\Big), \\qquad s_1(A)^2 = \\lambda_{\\max}(hP + A^\\perp A^{\\perp\\top})
+    """
+    rng = draw_rng(seed, stream, n, draw)
+    gram, frob2, key = np.zeros((n, n)), 0.0, None
+    for r in range(heads):
+        if shared_key and r > 0:
+            S = rng.standard_normal((n, d_k)) @ key.T / np.sqrt(d_k)
+        else:
+            scores = sample_scores(n, d_k, rng)
+            S, key = scores.S, scores.K
+        A = attention(S, beta)
+        frob2 += float(np.einsum("ij,ij->", A, A))
+        A -= 1.0 / n
+        gram += spectra.row_gram(A)
+        del A, S
+    s1 = float(np.sqrt(_top_eigenvalue(gram, heads / n)))
+    gram *= n / heads
+    return HeadsDraw(n, row_spectrum(gram), s1, frob2)
+
+
+@dataclass(frozen=True)
+class OutputDraw:
+    """The n eigenvalues (descending) of MHA⊥MHA⊥ᵀ (``softmax``), of n⁻¹MHA^G MHA^Gᵀ on the
+    same weights (``gaussian``) and, when measured, of BBᵀ, B = [A_r⊥V_r] (``values``)."""
+
+    n: int
+    softmax: np.ndarray
+    gaussian: np.ndarray
+    values: np.ndarray | None = None
+
+    def moments(self, key: str, q_max: int, remove_top: int = 0) -> np.ndarray:
+        return spectra.spectral_moments(getattr(self, key), q_max, remove_top)
+
+
+def measure_output_draw(shape: Shape, beta: float, seed: int, draw: int,
+                        stream: str = "mha", values: bool = False) -> OutputDraw:
+    """Sample the layer and its Gaussian model on the same Q, K, V, W^O; their spectra.
+
+    Draw order from the (seed, stream, n, draw) generator: for each group its K (and V,
+    unless tied), then for each head Q_r, W_r and its block of G_O (d_V × d_O), so that the
+    numbers depend on nothing else.
+
+    .. math:: \\mathrm{MHA}^\\perp = \\sum_r A_r^\\perp V_r W^O_r, \\qquad
+              n^{-1/2}\\mathrm{MHA}^G = \\sum_r n^{-1/2} Y^G_r V_r W^O_r,
+              \\qquad W^O_r = G_{O,r}/\\sqrt{h d_V}
+    """
+    n, dk, dv = shape.n, shape.d_k, shape.d_v
+    rng = draw_rng(seed, stream, n, draw)
+    keys, vals = [], []
+    for _ in range(shape.kv_heads):
+        keys.append(rng.standard_normal((n, dk)))
+        vals.append(keys[-1] if shape.sharing == "kv" else rng.standard_normal((n, dv)))
+    theta1, theta2 = thetas(beta)
+    out = {"softmax": np.zeros((n, shape.d_o)), "gaussian": np.zeros((n, shape.d_o))}
+    values_gram = np.zeros((n, n)) if values else None
+    scale = 1 / np.sqrt(shape.heads * dv)
+    for r in range(shape.heads):
+        K, V = keys[shape.group(r)], vals[shape.group(r)]
+        S = rng.standard_normal((n, dk)) @ K.T
+        S /= np.sqrt(dk)
+        W = rng.standard_normal((n, n))
+        block = rng.standard_normal((dv, shape.d_o)) * scale
+        A = attention(S.copy(), beta)
+        A -= 1.0 / n
+        B = A @ V
+        del A
+        if values:
+            values_gram += spectra.row_gram(B)
+        out["softmax"] += B @ block
+        S *= np.sqrt(theta2)
+        W *= np.sqrt(theta1 - theta2)
+        S += W
+        del W
+        S /= n                      # n^{-1/2} Y^G_r
+        out["gaussian"] += (S @ V) @ block
+        del S
+    spectra_ = {key: row_spectrum(spectra.row_gram(M)) for key, M in out.items()}
+    return OutputDraw(n, spectra_["softmax"], spectra_["gaussian"],
+                      None if values_gram is None else row_spectrum(values_gram))
+
+
+def relative_w1(a: np.ndarray, b: np.ndarray, scale: float) -> float:
+    """mean |a_(k) − b_(k)| over the sorted eigenvalues, over ``scale`` (the limit's mean
+    eigenvalue): the relative Wasserstein-1 distance of two spectra of equal size."""
+    return float(np.mean(np.abs(np.sort(a) - np.sort(b))) / scale)
