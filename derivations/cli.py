@@ -1,5 +1,5 @@
 """The ``attnge`` command: ``steps``, ``verify``, ``tables``, ``spectrum``, ``threshold``,
-``bench``.
+``bench``, ``mha``.
 
 Exit codes: 0 every check passed, 1 a check failed, 2 bad input (one line naming the
 parameter, nothing computed, nothing written), 3 an internal error once the input was
@@ -19,7 +19,7 @@ from collections.abc import Callable
 from contextlib import contextmanager
 from pathlib import Path
 
-from derivations import (__version__, bench, figures, ledger, parallel, report, runner,
+from derivations import (__version__, bench, figures, ledger, mha, parallel, report, runner,
                          spectrum, tables)
 from derivations import threshold_audit as thresholds
 from derivations.threshold_modes import MODES, mode_named
@@ -157,6 +157,28 @@ def _parser() -> argparse.ArgumentParser:
                    "ell = d_qk = L (repeatable or a comma list), e.g. 16384")
     b.add_argument("--json", default=None, metavar="FILE", help="write the rows and the "
                    "provenance as JSON")
+    m = sub.add_parser("mha", help="a softmax attention layer against its Gaussian model on "
+                       "the same weights, at a real architecture's shape")
+    m.add_argument("--preset", default=None, help="a public configuration: "
+                   f"{', '.join(mha.PRESETS)} (explicit options below override it)")
+    m.add_argument("--n", default=None, help="tokens (context length)")
+    m.add_argument("--d", default=None, help="model width d (n <= d)")
+    m.add_argument("--heads", default=None, help="heads h")
+    m.add_argument("--kv-heads", default=None, help="key-value heads (default: heads; 1 with "
+                   "--sharing mqa)")
+    m.add_argument("--dk", default=None, help="key width d_K per head")
+    m.add_argument("--dv", default=None, help="value width d_V per head (default d_K)")
+    m.add_argument("--dout", default=None, help="output width d_O (default d)")
+    m.add_argument("--sharing", default=None, help="none, mqa (keys and values shared by "
+                   "groups of heads) or kv (V = K) (default none, mqa when kv heads < heads)")
+    m.add_argument("--beta", default=1.0, help="inverse temperature beta (default 1)")
+    m.add_argument("--draws", default=10, help="draws >= 2 (default 10)")
+    m.add_argument("--seed", default=0, help="seed >= 0 (default 0)")
+    m.add_argument("--json", default=None, metavar="FILE", help="write the summary and the "
+                   "provenance as JSON")
+    m.add_argument("--out", default=None, metavar="FIG.png", help="histograms of both spectra "
+                   "with the output law's density; the numbers go to FIG.csv beside it")
+    _cluster_options(m)
     return p
 
 
@@ -231,6 +253,39 @@ def _threshold(args: argparse.Namespace) -> int:
             sys.stderr.write(f"sweep: {thresholds.store_path(out, mode)}\n"
                              f"figure: {out / f'threshold-{mode.name}.png'}\n")
     return 0 if all(t.passed for t in tabs) else 1
+
+
+def _mha(args: argparse.Namespace) -> int:
+    shape, d = mha.layer_shape(args.preset, args.n, args.d, args.heads, args.kv_heads, args.dk,
+                               args.dv, args.dout, args.sharing)
+    beta = positive_beta(args.beta)
+    seed = integer(args.seed, "seed", 0)
+    draws = integer(args.draws, "draws", 2)
+    if args.json is not None:
+        report.check_output(args.json, "json")
+    out = None
+    if args.out is not None:
+        out = Path(args.out)
+        if out.is_dir() or out.suffix.lower() != ".png":
+            raise ValueError(f"out must be a .png file path (got {args.out!r})")
+        report.check_output(out, "out")
+        report.check_output(out.with_suffix(".csv"), "out (its .csv)")
+        figures.require("out")
+    mha.validate(shape, draws)
+    start = time.perf_counter()
+    with _cluster(args, lambda: mha.validate(shape, draws)):
+        result = mha.run(shape, d, beta, draws, seed, _draws(Progress("mha", args.quiet)))
+        sys.stdout.write(mha.markdown(result, args.preset))
+        if out is not None:
+            report.write_atomic(out.with_suffix(".csv"), mha.plot(result, out, args.preset))
+            sys.stderr.write(f"figure: {out}\nnumbers: {out.with_suffix('.csv')}\n")
+        if args.json is not None:
+            parameters = {"preset": args.preset, "beta": float(beta), "draws": draws,
+                          "seed": seed, "workers": args.workers, "scheduler": args.scheduler}
+            report.write_atomic(args.json, json.dumps(
+                {**result.summary(), "provenance": runner.provenance(
+                    parameters, time.perf_counter() - start)}, indent=2) + "\n")
+    return 0
 
 
 def _draws(progress: Progress):
@@ -327,6 +382,8 @@ def main(argv: list[str] | None = None) -> int:
             return _threshold(args)
         if args.command == "bench":
             return _bench(args)
+        if args.command == "mha":
+            return _mha(args)
         return _verify(args)
     except (UsageError, ValueError) as err:
         print(f"attnge: error: {err}", file=sys.stderr)

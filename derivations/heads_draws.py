@@ -21,7 +21,7 @@ from numerics.multi_head import Shape, measure_heads_draw, measure_output_draw, 
 
 HEADS_SMALLEST = 50         # the smallest n (its fits hold from n/2 = 25)
 LAW_DRAWS_MAX = 512
-LAW_FACTOR, LAW_POWER = 2, 1.25
+LAW_FACTOR, LAW_POWER = 1, 1.25
 HEADS_MATRICES = 4          # n×n arrays alive in one attention draw (S, A, the Gram, eigh's)
 OUTPUT_SHARING = ("none", "mqa", "kv")
 
@@ -38,8 +38,8 @@ def law_sizes(params: Params) -> tuple[int, ...]:
 
 
 def law_draws(params: Params, n: int) -> int:
-    """min(512, 2·draws·(n_max/n)^{5/4}) attention draws at n (half the single head's rule:
-    a draw of h heads costs h score products)."""
+    """min(512, draws·(n_max/n)^{5/4}) attention draws at n (a third of the single head's
+    rule: a draw of h heads costs h score products)."""
     scale = (head_sizes(params)[-1] / n) ** LAW_POWER
     return min(LAW_DRAWS_MAX, round(LAW_FACTOR * params.draws * scale))
 
@@ -84,8 +84,8 @@ def validate(params: Params) -> None:
         require_memory(n, HEADS_MATRICES, params.d_qk(n), name="sizes", copies=copies)
     for n in small_sizes(params):
         for sharing in sharings(params):
-            require_output_memory(output_shape(params, n, sharing), copies, values=True,
-                                  name="sizes")
+            require_output_memory(output_shape(params, n, sharing), copies,
+                                  values=sharing == "kv", name="sizes")
 
 
 def validate_law(params: Params) -> None:
@@ -126,7 +126,8 @@ def mqa_sweep(params: Params) -> dict[int, list]:
 @lru_cache(maxsize=2)
 def _outputs(params: Params) -> dict[str, dict[int, list]]:
     sizes = small_sizes(params)
-    tasks = [(output_shape(params, n, sharing), params.beta, params.seed, k, sharing, True)
+    tasks = [(output_shape(params, n, sharing), params.beta, params.seed, k, sharing,
+              sharing == "kv")
              for sharing in sharings(params) for n in sizes for k in range(params.draws)]
     done = dict(parallel.measured(_measure_output, tasks))
     out: dict[str, dict[int, list]] = {s: {n: [] for n in sizes} for s in sharings(params)}

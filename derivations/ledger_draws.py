@@ -15,7 +15,7 @@ from numerics.law_draws import LawDraw, measure_law_draw
 from numerics.measure import MATRICES_PER_DRAW, DrawMeasurement, measure_draw, require_memory
 
 LAW_DRAWS_MAX = 1024
-LAW_FACTOR, LAW_POWER = 4, 1.25
+LAW_FACTOR, LAW_POWER = 3, 1.25
 LAW_SMALLEST = 100      # the smallest ell of the law steps (their fits hold from ell/2 = 50)
 
 
@@ -58,7 +58,7 @@ def law_sizes(params: Params) -> tuple[int, ...]:
 
 
 def law_draws(params: Params, ell: int) -> int:
-    """n(ℓ) = min(1024, 4·draws·(ℓ_max/ℓ)^{5/4}) draws at ℓ.
+    """n(ℓ) = min(1024, 3·draws·(ℓ_max/ℓ)^{5/4}) draws at ℓ.
 
     A draw costs ℓ³ and the spread of its moments is 1/ℓ, so small sizes are cheap
     precision; an extrapolation to ℓ → ∞ leans on both ends, hence more than the

@@ -69,7 +69,7 @@ class Shape:
         return head // (self.heads // self.kv_heads)
 
     def output_bytes(self, values: bool = False) -> int:
-        """Memory of one output draw: 4 n×n arrays (S, A, W_r, the Gram), the two layers
+        """Memory of one output draw: 4 n×n arrays (S, A and its copy, the Gram), the two layers
         n × d_O, Q, the group keys and values, one block of W^O, and (``values``) the Gram
         of [A_r⊥V_r]."""
         n = self.n
@@ -172,8 +172,10 @@ def measure_output_draw(shape: Shape, beta: float, seed: int, draw: int,
     """Sample the layer and its Gaussian model on the same Q, K, V, W^O; their spectra.
 
     Draw order from the (seed, stream, n, draw) generator: for each group its K (and V,
-    unless tied), then for each head Q_r, W_r and its block of G_O (d_V × d_O), so that the
-    numbers depend on nothing else.
+    unless tied), then for each head Q_r, W_r V and its block of G_O (d_V × d_O), so that the
+    numbers depend on nothing else. W_r enters only as W_r V, whose rows are i.i.d.
+    N(0, VᵀV) given V: it is drawn as Z (VᵀV)^{1/2}, Z (n × d_V) standard (n d_V normals and
+    no n×n product, in place of n²).
 
     .. math:: \\mathrm{MHA}^\\perp = \\sum_r A_r^\\perp V_r W^O_r, \\qquad
               n^{-1/2}\\mathrm{MHA}^G = \\sum_r n^{-1/2} Y^G_r V_r W^O_r,
@@ -181,19 +183,21 @@ def measure_output_draw(shape: Shape, beta: float, seed: int, draw: int,
     """
     n, dk, dv = shape.n, shape.d_k, shape.d_v
     rng = draw_rng(seed, stream, n, draw)
-    keys, vals = [], []
+    keys, vals, roots = [], [], []
     for _ in range(shape.kv_heads):
         keys.append(rng.standard_normal((n, dk)))
         vals.append(keys[-1] if shape.sharing == "kv" else rng.standard_normal((n, dv)))
+        lam, vecs = np.linalg.eigh(vals[-1].T @ vals[-1])
+        roots.append((vecs * np.sqrt(np.clip(lam, 0.0, None))) @ vecs.T)   # (VᵀV)^{1/2}
     theta1, theta2 = thetas(beta)
     out = {"softmax": np.zeros((n, shape.d_o)), "gaussian": np.zeros((n, shape.d_o))}
     values_gram = np.zeros((n, n)) if values else None
     scale = 1 / np.sqrt(shape.heads * dv)
     for r in range(shape.heads):
-        K, V = keys[shape.group(r)], vals[shape.group(r)]
+        K, V, root = keys[shape.group(r)], vals[shape.group(r)], roots[shape.group(r)]
         S = rng.standard_normal((n, dk)) @ K.T
         S /= np.sqrt(dk)
-        W = rng.standard_normal((n, n))
+        WV = rng.standard_normal((n, dv)) @ root     # W_r V: rows i.i.d. N(0, VᵀV) given V
         block = rng.standard_normal((dv, shape.d_o)) * scale
         A = attention(S.copy(), beta)
         A -= 1.0 / n
@@ -202,13 +206,14 @@ def measure_output_draw(shape: Shape, beta: float, seed: int, draw: int,
         if values:
             values_gram += spectra.row_gram(B)
         out["softmax"] += B @ block
-        S *= np.sqrt(theta2)
-        W *= np.sqrt(theta1 - theta2)
-        S += W
-        del W
-        S /= n                      # n^{-1/2} Y^G_r
-        out["gaussian"] += (S @ V) @ block
+        B = S @ V                   # n^{-1/2} Y^G_r V = (√θ₂ S V + √(θ₁ − θ₂) W_r V)/n
         del S
+        B *= np.sqrt(theta2)
+        WV *= np.sqrt(theta1 - theta2)
+        B += WV
+        B /= n
+        out["gaussian"] += B @ block
+        del B, WV
     spectra_ = {key: row_spectrum(spectra.row_gram(M)) for key, M in out.items()}
     return OutputDraw(n, spectra_["softmax"], spectra_["gaussian"],
                       None if values_gram is None else row_spectrum(values_gram))

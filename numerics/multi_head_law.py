@@ -281,6 +281,8 @@ def _curve(law: _Law, zeta) -> list:
         term = _polymul(_polypow(G_num, i), _polypow(G_den, I - i))
         term = _polymul(term, _polymul(_polypow(Nz, j), _polypow(Dz, J - j)))
         out = _polyadd(out, [coeff(*p, law.ratio) * v for v in term])
+    while len(out) > 1 and out[0] == 0:     # g = 0 solves a cleared denominator, not the law
+        out = out[1:]
     return out
 
 
@@ -377,12 +379,12 @@ def polynomial_edge(law: Law, dps: int = 30, start: object = None) -> mpmath.mpf
         return +zeta
 
 
-def _support(law: _Law, edge, points: int = 256) -> list[tuple]:
+def _support(law: _Law, edge, points: int = 64) -> list[tuple]:
     """The intervals of (0, E] where the density is positive: a scan of ``points`` equal
-    steps and of E 2^-k (k ≤ 40) toward 0, each change of sign refined to a real double root
-    of the curve (:func:`_double_root`); an interval that reaches E 2^-40 starts at 0 (a hard
+    steps and of E 2^-k (k ≤ 30) toward 0, each change of sign refined to a real double root
+    of the curve (:func:`_double_root`); an interval that reaches E 2^-30 starts at 0 (a hard
     edge)."""
-    xs = sorted({edge * 2 ** -k for k in range(1, 41)} | {edge * k / points
+    xs = sorted({edge * 2 ** -k for k in range(1, 31)} | {edge * k / points
                                                           for k in range(1, points)})
     inside = [_density_at(law, x) > 0 for x in xs]
     out, lo = [], mp.zero if inside[0] else None

@@ -1,0 +1,266 @@
+"""``attnge mha``: a softmax attention layer against its Gaussian model on the same weights, at
+the shape of a real transformer (docs/math.md §7).
+
+Per draw: the n eigenvalues of MHA⊥MHA⊥ᵀ and of n⁻¹MHA^G MHA^Gᵀ on the same Q, K, V and W^O
+(``numerics.multi_head``). Reported, mean ± se over draws: the relative W₁ distance (mean
+|difference of the sorted eigenvalues| over the limit law's mean eigenvalue), in percent, the
+Kolmogorov distance of the two spectra, and m₁, m₂ of both against the output law
+(``theory.multi_head``); the time of one draw. d_O = d unless given.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+import sympy as sp
+
+from derivations import parallel
+from numerics import multi_head_law as mhl
+from numerics import spectra
+from numerics.multi_head import Shape, measure_output_draw, relative_w1, require_output_memory
+from theory import limit_law as ll
+from theory import multi_head as mh
+from theory.inputs import integer
+from theory.symbols import positive_beta
+
+STREAM = "mha"
+BINS = 80
+DENSITY_POINTS = 160
+
+
+@dataclass(frozen=True)
+class Preset:
+    """A public configuration: context length n, model width d, heads and key-value heads,
+    the head width d_K = d_V, and how heads share keys and values."""
+
+    n: int
+    d: int
+    heads: int
+    kv_heads: int
+    d_head: int
+    sharing: str
+
+
+PRESETS = {
+    "bert-base": Preset(512, 768, 12, 12, 64, "none"),
+    "modernbert-large": Preset(1024, 1024, 16, 16, 64, "none"),
+    "dinov3-l16": Preset(261, 1024, 16, 16, 64, "none"),
+    "llada-8b": Preset(4096, 4096, 32, 32, 128, "none"),
+    "gpt3-175b": Preset(2048, 12288, 96, 96, 128, "none"),
+    "falcon-7b": Preset(2048, 4544, 71, 1, 64, "mqa"),
+    "kv-tied-2048": Preset(2048, 2048, 32, 32, 64, "kv"),
+}
+
+
+def layer_shape(preset: str | None = None, n=None, d=None, heads=None, kv_heads=None, dk=None,
+                dv=None, dout=None, sharing=None) -> tuple[Shape, int]:
+    """The layer's Shape and d from a preset and/or explicit values (explicit ones win).
+
+    Without a preset, n, d, heads and dk are needed; dv defaults to dk, kv_heads to heads
+    (to 1 with sharing mqa), dout to d, sharing to none (mqa when kv_heads < heads).
+    ValueError naming the parameter otherwise; n ≤ d (inputs with orthonormal rows).
+    """
+    base = {}
+    if preset is not None:
+        if preset not in PRESETS:
+            raise ValueError(f"preset must be one of {', '.join(PRESETS)} (got {preset!r})")
+        p = PRESETS[preset]
+        base = {"n": p.n, "d": p.d, "heads": p.heads, "kv_heads": p.kv_heads, "dk": p.d_head,
+                "dv": p.d_head, "sharing": p.sharing}
+    given = {"n": n, "d": d, "heads": heads, "kv_heads": kv_heads, "dk": dk, "dv": dv,
+             "dout": dout, "sharing": sharing}
+    values = {**base, **{k: v for k, v in given.items() if v is not None}}
+    for name in ("n", "d", "heads", "dk"):
+        if name not in values:
+            raise ValueError(f"{name} is needed without a preset (or give --preset, one of "
+                             f"{', '.join(PRESETS)})")
+    n_, d_ = integer(values["n"], "n", 2), integer(values["d"], "d", 1)
+    h = integer(values["heads"], "heads", 1)
+    dk_ = integer(values["dk"], "dk", 1)
+    dv_ = integer(values.get("dv", dk_), "dv", 1)
+    share = values.get("sharing")
+    kv = values.get("kv_heads")
+    if share is None:
+        share = "mqa" if kv is not None and integer(kv, "kv_heads", 1) < h else "none"
+    if kv is None:
+        kv = 1 if share == "mqa" else h
+    if n_ > d_:
+        raise ValueError(f"n must be at most d, so that the inputs can have orthonormal rows "
+                         f"(got n={n_}, d={d_})")
+    dout_ = integer(values.get("dout", d_), "dout", 1)
+    return Shape(n=n_, heads=h, d_k=dk_, d_v=dv_, d_o=dout_, kv_heads=kv, sharing=share), d_
+
+
+def output_law(shape: Shape, beta) -> tuple[mh.Law, mh.Law]:
+    """(stated, matrix) output laws at the layer's ratios (exact rationals)."""
+    t1, t2 = ll.from_beta(positive_beta(beta))
+    gk = sp.Rational(shape.heads * shape.d_k, shape.n)
+    gv = sp.Rational(shape.heads * shape.d_v, shape.n)
+    go = sp.Rational(shape.d_o, shape.n)
+    law_sharing = "kv" if shape.sharing == "kv" else "none"
+    return tuple(mh.law("output", t1, t2, shape.heads, gk, gv, go, law_sharing, route)
+                 for route in mh.ROUTES)
+
+
+@dataclass
+class Result:
+    """The draws' numbers and their summary (``summary``)."""
+
+    shape: Shape
+    d: int
+    beta: float
+    draws: int
+    seed: int
+    law_moments: list[float]
+    edge: float
+    rel_w1: np.ndarray
+    ks: np.ndarray
+    moments: dict[str, np.ndarray]          # "softmax"/"gaussian" → draws × 2 (m₁, m₂)
+    seconds: np.ndarray                      # per draw
+    spectra: dict[str, np.ndarray] = field(default_factory=dict)   # all draws, concatenated
+
+    def summary(self) -> dict:
+        def ms(v):
+            v = np.asarray(v, dtype=float)
+            se = float(v.std(ddof=1) / np.sqrt(v.size)) if v.size > 1 else None
+            return {"mean": float(v.mean()), "se": se}
+
+        s = self.shape
+        gk, gv, go = s.gammas
+        return {
+            "shape": {"n": s.n, "d": self.d, "heads": s.heads, "kv_heads": s.kv_heads,
+                      "d_k": s.d_k, "d_v": s.d_v, "d_o": s.d_o, "sharing": s.sharing,
+                      "gamma_k": gk, "gamma_v": gv, "gamma_o": go},
+            "beta": self.beta, "draws": self.draws, "seed": self.seed,
+            "rel_w1_percent": ms(100 * self.rel_w1), "ks": ms(self.ks),
+            "m1": {"law": self.law_moments[0], **{k: ms(v[:, 0]) for k, v in
+                                                 self.moments.items()}},
+            "m2": {"law": self.law_moments[1], **{k: ms(v[:, 1]) for k, v in
+                                                 self.moments.items()}},
+            "right_edge": self.edge,
+            "seconds_per_draw": ms(self.seconds),
+        }
+
+
+def validate(shape: Shape, draws: int) -> int:
+    """The checked draws (≥ 2, for a standard error); the memory of the draws that run at
+    once, before any is sampled."""
+    draws = integer(draws, "draws", 2)
+    require_output_memory(shape, parallel.concurrent_draws(), name="n")
+    return draws
+
+
+def _timed(shape: Shape, beta: float, seed: int, draw: int) -> tuple:
+    start = time.perf_counter()
+    out = measure_output_draw(shape, beta, seed, draw, STREAM)
+    return out, time.perf_counter() - start
+
+
+def run(shape: Shape, d: int, beta: float, draws: int, seed: int = 0, progress=None) -> Result:
+    """Measure ``draws`` draws of the layer and its Gaussian model; ``progress(i, n)``."""
+    beta_value = float(positive_beta(beta))
+    stated, _ = output_law(shape, beta)
+    law = [float(m) for m in mh.moments(stated, 2, "stated")]
+    edge = float(mhl.right_edge(stated, dps=15))
+    found = [None] * draws
+    tasks = [(shape, beta_value, seed, k) for k in range(draws)]
+    for i, (k, value) in enumerate(parallel.measured(_timed, tasks)):
+        if progress is not None:
+            progress(i, draws)
+        found[k] = value
+    if progress is not None:
+        progress(draws, draws)
+    outs, seconds = zip(*found)
+    moments = {key: np.array([spectra.spectral_moments(getattr(o, key), 2) for o in outs])
+               for key in ("softmax", "gaussian")}
+    return Result(shape, d, beta_value, draws, seed, law, edge,
+                  np.array([relative_w1(o.softmax, o.gaussian, law[0]) for o in outs]),
+                  np.array([spectra.kolmogorov_distance(o.softmax, o.gaussian) for o in outs]),
+                  moments, np.array(seconds),
+                  {key: np.concatenate([getattr(o, key) for o in outs])
+                   for key in ("softmax", "gaussian")})
+
+
+def markdown(result: Result, name: str | None = None) -> str:
+    """The summary as a Markdown table."""
+    s = result.summary()
+    sh = s["shape"]
+    pm = lambda v: f"{v['mean']:.4g} ± {v['se']:.2g}"  # noqa: E731
+    title = (f"{name or 'layer'}: n = {sh['n']}, d = {sh['d']}, heads = {sh['heads']} "
+             f"(kv heads {sh['kv_heads']}, sharing {sh['sharing']}), d_K = {sh['d_k']}, "
+             f"d_V = {sh['d_v']}, d_O = {sh['d_o']}, beta = {s['beta']:g}, {s['draws']} draws")
+    rows = [("relative W1 (%)", pm(s["rel_w1_percent"]), ""),
+            ("Kolmogorov distance", pm(s["ks"]), ""),
+            ("m_1 of MHA_perp", pm(s["m1"]["softmax"]), f"{s['m1']['law']:.6g}"),
+            ("m_1 of n^-1/2 MHA^G", pm(s["m1"]["gaussian"]), f"{s['m1']['law']:.6g}"),
+            ("m_2 of MHA_perp", pm(s["m2"]["softmax"]), f"{s['m2']['law']:.6g}"),
+            ("m_2 of n^-1/2 MHA^G", pm(s["m2"]["gaussian"]), f"{s['m2']['law']:.6g}"),
+            ("right edge of the output law", "", f"{s['right_edge']:.6g}"),
+            ("seconds per draw", pm(s["seconds_per_draw"]), "")]
+    lines = [f"**{title}**", "", "| quantity | measured (mean ± se) | output law |", "|---|---|---|"]
+    lines += [f"| {a} | {b} | {c} |" for a, b, c in rows]
+    return "\n".join(lines) + "\n"
+
+
+def histogram(result: Result, key: str, top: float) -> tuple[np.ndarray, np.ndarray]:
+    edges = np.linspace(0.0, top, BINS + 1)
+    dens, _ = np.histogram(np.clip(result.spectra[key], 0, top), bins=edges, density=True)
+    return edges, dens
+
+
+def density_curve(result: Result, top: float) -> tuple[np.ndarray, np.ndarray]:
+    """The output law's density on a grid of (0, top] (its continuous part)."""
+    _, matrix = output_law(result.shape, result.beta)
+    grid = np.linspace(top / DENSITY_POINTS / 4, top, DENSITY_POINTS)
+    return grid, np.array([float(v) for v in mhl.density_grid(grid, matrix, dps=15)])
+
+
+def to_csv(result: Result, top: float, curve: tuple[np.ndarray, np.ndarray]) -> str:
+    """section, model, x, x_right, value: both histograms, the density, the summary."""
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(["section", "model", "x", "x_right", "value"])
+    for key in ("softmax", "gaussian"):
+        edges, dens = histogram(result, key, top)
+        for lo, hi, v in zip(edges[:-1], edges[1:], dens):
+            w.writerow(["histogram", key, repr(float(lo)), repr(float(hi)), repr(float(v))])
+    for x, v in zip(*curve):
+        w.writerow(["density", "output law", repr(float(x)), "", repr(float(v))])
+    s = result.summary()
+    for name in ("rel_w1_percent", "ks"):
+        w.writerow(["summary", name, "mean", "", repr(s[name]["mean"])])
+        w.writerow(["summary", name, "se", "", repr(s[name]["se"])])
+    w.writerow(["edge", "output law", repr(result.edge), "", ""])
+    return buf.getvalue()
+
+
+def plot(result: Result, path, name: str | None = None) -> str:
+    """Histograms of both spectra with the output law's density (as in Figure 1); the CSV of
+    the figure's numbers is returned."""
+    from derivations.figures import pyplot, save
+
+    top = max(float(np.max(result.spectra["softmax"])), float(np.max(result.spectra["gaussian"])),
+              result.edge) * 1.05
+    curve = density_curve(result, top)
+    plt = pyplot()
+    fig, ax = plt.subplots(figsize=(8, 5))
+    for key, label in (("softmax", "MHA_perp (softmax)"), ("gaussian", "n^-1/2 MHA^G")):
+        edges, dens = histogram(result, key, top)
+        ax.stairs(dens, edges, fill=key == "softmax", alpha=0.45 if key == "softmax" else 1.0,
+                  label=label)
+    ax.plot(*curve, "k-", lw=1.2, label="output law (density)")
+    ax.axvline(result.edge, color="k", lw=0.6, ls=":")
+    s = result.summary()
+    ax.set_xlabel("eigenvalue of M M^T")
+    ax.set_ylabel("density")
+    ax.set_title(f"{name or 'layer'}: rel. W1 {s['rel_w1_percent']['mean']:.2f}%, "
+                 f"KS {s['ks']['mean']:.3f} ({result.draws} draws); dotted: right edge",
+                 fontsize=9)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    save(fig, path)
+    return to_csv(result, top, curve)
