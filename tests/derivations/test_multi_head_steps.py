@@ -1,0 +1,90 @@
+"""The multi-head steps: correct code passes, wrong laws fail through the samples, one head
+gives the single head's numbers."""
+
+import numpy as np
+import pytest
+
+from derivations import heads_draws, ledger_draws
+from derivations.params import Params
+from derivations.steps import limit_law, mha_output, multi_head_law
+from theory import multi_head as mh
+from theory import outliers
+
+SMALL = Params(beta=1.0, y=2.0, sizes=(100, 200, 400), draws=12, heads=2)
+STEPS = (multi_head_law, mha_output)
+
+
+def _clear():
+    for cached in (heads_draws._attention, heads_draws._outputs, multi_head_law.routes,
+                   mha_output.routes, ledger_draws._sweep, ledger_draws._law, limit_law.routes,
+                   outliers.edge_point):
+        cached.cache_clear()
+
+
+@pytest.fixture(autouse=True)
+def fresh():
+    _clear()
+    yield
+    _clear()
+
+
+def sampled(tables) -> list:
+    return [t for t in tables if t.values]
+
+
+def moments_rows_pass(tables) -> bool:
+    """The routes table's moment rows (both routes read the law, so they agree; the sanity
+    values of the theory are stated apart from it and do catch it)."""
+    rows = [(r, v) for t in tables if t.title.startswith("Moments and edge")
+            for r, v in zip(t.rows, t.verdicts) if str(r[2]).startswith("Gaussian matrix")]
+    return bool(rows) and all(v for _, v in rows)
+
+
+@pytest.mark.parametrize("step", STEPS, ids=lambda s: s.ID)
+def test_correct_code_passes_at_the_test_sizes(step):
+    tables = step.check(SMALL)
+    assert all(t.passed for t in tables), [t.title for t in tables if not t.passed]
+    assert all(np.isfinite(v["detectable"]) for t in tables for v in t.values)
+
+
+def _inject(monkeypatch, change):
+    right = mh.law
+
+    def wrong(kind, theta1, theta2, heads, *rest, **kw):
+        return right(kind, *change(theta1, theta2, heads), *rest, **kw)
+    monkeypatch.setattr(mh, "law", wrong)
+
+
+@pytest.mark.parametrize("step", STEPS, ids=lambda s: s.ID)
+def test_one_head_in_the_law_while_sampling_two_is_caught_by_the_samples(monkeypatch, step):
+    _inject(monkeypatch, lambda t1, t2, h: (t1, t2, 1))
+    tables = step.check(SMALL)
+    assert moments_rows_pass(tables)
+    assert not all(t.passed for t in sampled(tables))
+
+
+@pytest.mark.parametrize("step", STEPS, ids=lambda s: s.ID)
+def test_theta2_dropped_from_rho_is_caught_by_the_samples(monkeypatch, step):
+    _inject(monkeypatch, lambda t1, t2, h: (t1, 0 * t2, h))
+    tables = step.check(SMALL)
+    assert moments_rows_pass(tables)
+    assert not all(t.passed for t in sampled(tables))
+
+
+def test_one_head_gives_the_numbers_of_the_single_head_step():
+    params = Params(beta=1.0, y=2.0, sizes=(100, 200, 400), draws=2, heads=1)
+    single = {v["quantity"]: v for t in limit_law.check(params) for v in t.values}
+    multi = {v["quantity"]: v for t in multi_head_law.check(params) for v in t.values}
+    pairs = [("m_1(M0), full at ell = 200", "m_1(sqrt(n/1) A_perp), full at n = 200"),
+             ("m_2(M0), full, ell -> inf", "m_2(sqrt(n/1) A_perp), full, n -> inf"),
+             ("m_4(M0), bulk (top 2 clipped to lambda_3), ell -> inf",
+              "m_4(sqrt(n/1) A_perp), bulk (top 2 clipped), n -> inf"),
+             ("bulk edge lambda_4(M0), ell -> inf", "bulk edge lambda_4(sqrt(n/1) A_perp), n -> inf")]
+    for a, b in pairs:
+        assert multi[b]["estimate"] == single[a]["estimate"] and multi[b]["se"] == single[a]["se"]
+        assert multi[b]["predicted"] == pytest.approx(single[a]["predicted"], rel=1e-12)
+
+
+def test_heads_too_many_for_the_sizes_are_refused_naming_the_smallest_ell():
+    with pytest.raises(ValueError, match="ell >= 400"):
+        heads_draws.validate(Params(sizes=(250, 500, 1000), heads=8))

@@ -1,0 +1,68 @@
+"""Densities and edges of the multi-head and output laws: two routes, and the single head."""
+
+import mpmath
+import pytest
+import sympy as sp
+
+from numerics import limit_density
+from numerics import multi_head_law as mhl
+from theory import limit_law as ll
+from theory import multi_head as mh
+from theory import outliers
+
+T1, T2 = ll.from_beta(1)
+
+
+def laws(kind, sharing="none", heads=3, gk=sp.Rational(3, 2), go=sp.Integer(1)):
+    gv = gk
+    return [mh.law(kind, T1, T2, heads, gk, gv, go, sharing, route) for route in mh.ROUTES]
+
+
+def test_one_head_gives_the_single_head_edge_density_and_stieltjes_transform():
+    stated, matrix = laws("attention", heads=1, gk=sp.Rational(1, 2))     # y = 2
+    with mpmath.workdps(30):
+        edge = mhl.right_edge(stated, dps=25)
+        assert abs(edge - limit_density.right_edge(T1, T2, 2, dps=25)) < mpmath.mpf(10) ** -22
+        assert abs(edge - outliers.edge_point(1.0, 2.0, 25)[1]) < mpmath.mpf(10) ** -14
+    xs = [0.5, 3, 7]
+    for a, b in zip(mhl.density_grid(xs, matrix, dps=15),
+                    limit_density.density_grid(xs, T1, T2, 2, dps=15)):
+        assert abs(a - b) < 1e-12
+    z = 2 + 1j
+    assert abs(mhl.stieltjes(z, matrix, dps=15) - limit_density.stieltjes(z, T1, T2, 2, dps=15)) \
+        < 1e-12
+
+
+def test_without_theta2_and_one_head_the_edge_is_four_theta1():
+    law = mh.law("attention", 1, 0, 1, 1)
+    assert abs(mhl.right_edge(law, dps=20) - 4) < 1e-15
+
+
+@pytest.mark.parametrize("kind, sharing", [("attention", "none"), ("output", "none"),
+                                           ("values", "kv"), ("output", "kv")])
+def test_the_two_edge_routes_agree_to_twenty_five_digits(kind, sharing):
+    stated, matrix = laws(kind, sharing)
+    with mpmath.workdps(30):
+        a, b = mhl.right_edge(stated, dps=30), mhl.polynomial_edge(matrix, dps=30)
+    assert abs(a - b) <= abs(a) * mpmath.mpf(10) ** -25
+
+
+@pytest.mark.parametrize("kind, sharing", [("attention", "none"), ("output", "kv")])
+def test_the_density_carries_the_exact_moments(kind, sharing):
+    stated, matrix = laws(kind, sharing)
+    exact = [float(v) for v in mh.moments(stated, 2)]
+    found = mhl.density_moments([1, 2], matrix, dps=10)
+    assert all(abs(f - e) <= 1e-8 * e for f, e in zip(found, exact))
+
+
+def test_a_wrong_law_has_another_edge():
+    """The routes read the same law: a law with θ₂ halved moves the edge (the check is
+    not blind), and both routes move together."""
+    right = mhl.right_edge(laws("attention")[0], dps=15)
+    wrong = mh.law("attention", T1, T2 / 2, 3, sp.Rational(3, 2))
+    assert abs(mhl.right_edge(wrong, dps=15) - right) > 0.1
+
+
+def test_stieltjes_needs_the_upper_half_plane():
+    with pytest.raises(ValueError, match="Im z > 0"):
+        mhl.stieltjes(2, laws("attention")[1])

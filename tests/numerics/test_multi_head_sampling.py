@@ -1,0 +1,70 @@
+"""Sampled multi-head attention and the layer's output."""
+
+import numpy as np
+import pytest
+
+from numerics import multi_head as nm
+from numerics.law_draws import measure_law_draw
+from theory.exponential import thetas
+
+
+def test_one_head_draws_what_the_single_head_law_draw_draws():
+    a = measure_law_draw(120, 60, 1.0, 3, 2)
+    b = nm.measure_heads_draw(120, 60, 1.0, 3, 2, heads=1)
+    assert np.max(np.abs(a.eigs - b.eigs)) <= 1e-12 * a.eigs[0]
+    assert abs(a.s1 - b.s1) <= 1e-12 and abs(a.frob2 - b.frob2) <= 1e-12
+
+
+def test_perron_value_of_several_heads_from_the_identity():
+    """s₁(A)² = λ_max(hP + A⊥A⊥ᵀ) against the top singular value of [A_1, A_2] itself."""
+    from numerics.sampling import attention, draw_rng, sample_scores
+    d = nm.measure_heads_draw(80, 40, 1.0, 0, 0, heads=2)
+    rng = draw_rng(0, "law", 80, 0)
+    A = np.hstack([attention(sample_scores(80, 40, rng).S, 1.0) for _ in range(2)])
+    assert abs(d.s1 - np.linalg.norm(A, 2)) <= 1e-10
+    assert abs(d.frob2 - np.sum(A * A)) <= 1e-10
+
+
+@pytest.mark.parametrize("sharing, kv", [("none", None), ("mqa", 1), ("kv", None)])
+def test_the_gaussian_model_has_its_exact_mean_eigenvalue(sharing, kv):
+    """E m₁(n^-1/2 MHA^G) = γ_O θ₁ for independent V (exactly, at any n); with K = V the
+    layer's m₁ is larger (θ₂ n/d_K more)."""
+    shape = nm.Shape(n=60, heads=3, d_k=20, d_v=20, d_o=40, kv_heads=kv, sharing=sharing)
+    draws = [nm.measure_output_draw(shape, 1.0, 0, k) for k in range(30)]
+    m1 = np.array([np.mean(d.gaussian) for d in draws])
+    expected = shape.gammas[2] * thetas(1.0)[0]
+    if sharing == "kv":
+        assert m1.mean() > expected * 1.5
+    else:
+        assert abs(m1.mean() - expected) <= 5 * m1.std(ddof=1) / np.sqrt(m1.size)
+    assert all(d.softmax.size == d.gaussian.size == 60 for d in draws)
+
+
+def test_draws_are_reproducible_and_streams_independent():
+    shape = nm.Shape(n=40, heads=2, d_k=10, d_v=10, d_o=30)
+    a, b = (nm.measure_output_draw(shape, 1.0, 5, 1) for _ in range(2))
+    assert np.array_equal(a.softmax, b.softmax) and np.array_equal(a.gaussian, b.gaussian)
+    c = nm.measure_output_draw(shape, 1.0, 5, 2)
+    assert not np.array_equal(a.softmax, c.softmax)
+
+
+def test_relative_w1_of_sorted_spectra():
+    assert nm.relative_w1(np.array([3.0, 1.0]), np.array([1.5, 2.0]), 2.0) == pytest.approx(0.375)
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    ({"sharing": "mqa", "kv_heads": 3}, "kv_heads must divide heads"),
+    ({"sharing": "none", "kv_heads": 2}, "kv_heads must equal heads"),
+    ({"sharing": "kv", "d_v": 7}, "d_v must equal d_k"),
+    ({"sharing": "gqa"}, "sharing must be"),
+    ({"d_o": 0}, "d_o must be"),
+])
+def test_bad_shapes_are_refused(kwargs, match):
+    base = {"n": 40, "heads": 4, "d_k": 10, "d_v": 10, "d_o": 30}
+    with pytest.raises(ValueError, match=match):
+        nm.Shape(**{**base, **kwargs})
+
+
+def test_memory_guard_refuses_a_layer_that_cannot_fit():
+    with pytest.raises(ValueError, match="GiB"):
+        nm.require_output_memory(nm.Shape(n=10**6, heads=1, d_k=1, d_v=1, d_o=1))
