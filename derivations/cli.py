@@ -98,13 +98,23 @@ def _parser() -> argparse.ArgumentParser:
     t = sub.add_parser("tables", help="coefficient tables for papers: closed forms, decimals")
     t.add_argument("--beta", default="0.5,1,2", help="comma-separated beta values "
                    "(default %(default)s)")
-    t.add_argument("--y", default="1", help="comma-separated y = ell/d_qk (default %(default)s)")
+    t.add_argument("--y", default=None, help="comma-separated y = ell/d_qk (default 1)")
     t.add_argument("--order", default=8, help="Hermite coefficients a_0..a_K and moments "
                    "m_1..m_K, K >= 1 (default %(default)s)")
     t.add_argument("--moments", default=None, help="number of moments if not K")
     t.add_argument("--digits", default=20, help="significant digits (default %(default)s)")
     t.add_argument("--ell", default=None, help="ell for exact E D_ii, Var D_ii (with --dqk)")
     t.add_argument("--dqk", default=None, help="d_qk for exact E D_ii, Var D_ii (with --ell)")
+    t.add_argument("--heads", default=None, help="comma-separated h: the tables of the "
+                   "multi-head law nu_(inf,h) and the output law instead (with --gamma-k)")
+    t.add_argument("--gamma-k", default=None, help="comma-separated gamma_K = h d_K/n (with "
+                   "--heads)")
+    t.add_argument("--gamma-v", default=None, help="comma-separated gamma_V = h d_V/n (with "
+                   "--heads; default gamma_K)")
+    t.add_argument("--gamma-o", default=None, help="comma-separated gamma_O = d_O/n (with "
+                   "--heads; default gamma_V)")
+    t.add_argument("--sharing", default=None, help="none or kv (K = V), with --heads "
+                   "(default none)")
     t.add_argument("--format", default="md", help="md, latex, csv or json (default md)")
     t.add_argument("--out", default=None, metavar="FILE", help="write to FILE (atomically)")
     f = sub.add_parser("spectrum", help="the paper's Figure 1: spectra of the chain of models")
@@ -329,14 +339,42 @@ def _tables(args: argparse.Namespace) -> int:
     if args.out is not None:
         report.check_output(args.out, "out")
     betas = tables.parse_list(args.beta, "beta")
-    ys = tables.parse_list(args.y, "y")
-    tables.validate(betas, ys, args.order, args.digits, args.ell, args.dqk, args.moments)
-    parameters = {"beta": [str(b) for b in betas], "y": [str(v) for v in ys],
-                  "order": int(args.order), "moments": int(args.moments or args.order),
-                  "digits": int(args.digits), "ell": args.ell, "dqk": args.dqk}
+    heads_only = {"gamma-k": args.gamma_k, "gamma-v": args.gamma_v, "gamma-o": args.gamma_o,
+                  "sharing": args.sharing}
+    if args.heads is None:
+        given = [name for name, v in heads_only.items() if v is not None]
+        if given:
+            raise ValueError(f"{given[0]} applies with --heads only (the multi-head tables)")
+        ys = tables.parse_list("1" if args.y is None else args.y, "y")
+        tables.validate(betas, ys, args.order, args.digits, args.ell, args.dqk, args.moments)
+        parameters = {"beta": [str(b) for b in betas], "y": [str(v) for v in ys],
+                      "order": int(args.order), "moments": int(args.moments or args.order),
+                      "digits": int(args.digits), "ell": args.ell, "dqk": args.dqk}
+    else:
+        for name, value in (("y", args.y), ("ell", args.ell), ("dqk", args.dqk)):
+            if value is not None:
+                raise ValueError(f"{name} does not apply with --heads (the multi-head laws "
+                                 "take gamma-k, gamma-v, gamma-o)")
+        if args.gamma_k is None:
+            raise ValueError("gamma-k is needed with --heads (gamma_K = h d_K/n)")
+        heads = tables.parse_list(args.heads, "heads")
+        gammas = {name.replace("-", "_"): None if value is None else
+                  tables.parse_list(value, name)
+                  for name, value in heads_only.items() if name != "sharing"}
+        sharing = args.sharing or "none"
+        tables.validate_heads(betas, heads, gammas, args.order, args.digits, args.moments,
+                              sharing)
+        parameters = {"beta": [str(b) for b in betas], "heads": [str(h) for h in heads],
+                      **{k: None if v is None else [str(g) for g in v]
+                         for k, v in gammas.items()}, "sharing": sharing,
+                      "moments": int(args.moments or args.order), "digits": int(args.digits)}
     with _computing():
-        rows = tables.build(betas, ys, args.order, args.digits, args.ell, args.dqk,
-                            args.moments)
+        if args.heads is None:
+            rows = tables.build(betas, ys, args.order, args.digits, args.ell, args.dqk,
+                                args.moments)
+        else:
+            rows = tables.build_heads(betas, heads, gammas, args.order, args.digits,
+                                      args.moments, sharing)
         text = tables.render(rows, args.format,
                              runner.provenance(parameters, time.perf_counter() - start))
         if args.out is None:

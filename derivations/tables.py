@@ -17,9 +17,11 @@ from dataclasses import dataclass, field
 import mpmath as mp
 import sympy as sp
 
+from numerics import multi_head_law as mhl
 from numerics.limit_density import right_edge
 from theory import exponential as ex
 from theory import limit_law as ll
+from theory import multi_head as mh
 from theory import normalizer as nz
 from theory import inputs
 from theory.inputs import integer
@@ -27,7 +29,9 @@ from theory.symbols import beta, d_qk, ell, eps, exact, positive_beta
 
 FORMATS = ("md", "latex", "csv", "json")
 ORDER_MAX = MOMENTS_MAX = 60    # a few seconds each at 30 digits on 2 cores
+HEADS_MOMENTS_MAX = 30          # the output law's 30 moments: about 2 s (60: a minute)
 DIGITS_MAX = 300                # the edge and the decimals to 300 digits: about 2 s
+HEADS_MAX = 1024
 
 
 def parse_list(text: str, name: str, positive: bool = True) -> list[sp.Expr]:
@@ -62,11 +66,17 @@ class Quantity:
 @dataclass
 class Row:
     beta: sp.Expr
-    y: sp.Expr
+    y: sp.Expr | None
     quantities: list[Quantity] = field(default_factory=list)
+    heads: dict | None = None       # h, gamma_k, gamma_v, gamma_o, sharing (multi-head rows)
 
     def get(self, name: str) -> list[Quantity]:
         return [q for q in self.quantities if q.name == name]
+
+    def heading(self) -> str:
+        if self.heads is None:
+            return f"beta = {self.beta}, y = {self.y}"
+        return f"beta = {self.beta}, " + ", ".join(f"{k} = {v}" for k, v in self.heads.items())
 
 
 def decimal(expr: sp.Expr | mp.mpf, digits: int) -> str:
@@ -150,14 +160,76 @@ def build(betas: list[sp.Expr], ys: list[sp.Expr], order: int, digits: int,
     return rows
 
 
+HEADS_OPTIONS = ("gamma_k", "gamma_v", "gamma_o")
+
+
+def validate_heads(betas: list[sp.Expr], heads: list[sp.Expr], gammas: dict, order: int,
+                   digits: int, moments: int | None, sharing: str) -> tuple[int, int]:
+    """Check the inputs of ``build_heads`` (ValueError naming them); (moments, digits)."""
+    order = integer(order, "order", 1, ORDER_MAX)
+    moments = integer(order if moments is None else moments, "moments", 1, HEADS_MOMENTS_MAX)
+    digits = integer(digits, "digits", 1, DIGITS_MAX)
+    for b in betas:
+        positive_beta(b)
+    for h in heads:
+        if not (h.is_integer and 1 <= h <= HEADS_MAX):
+            raise ValueError(f"heads must be a comma-separated list of integers from 1 to "
+                             f"{HEADS_MAX} (got {h})")
+    if sharing not in ("none", "kv"):
+        raise ValueError(f"sharing must be none or kv for the laws (mqa has the laws of "
+                         f"independent heads) (got {sharing!r})")
+    for name in HEADS_OPTIONS:
+        for g in gammas[name] or ():
+            inputs.ratio(float(g), name.replace("_", "-"))
+    if sharing == "kv" and gammas["gamma_v"] and gammas["gamma_v"] != gammas["gamma_k"]:
+        raise ValueError("gamma-v must equal gamma-k (or be left out) for tied keys and values")
+    return moments, digits
+
+
+def build_heads(betas: list[sp.Expr], heads: list[sp.Expr], gammas: dict, order: int,
+                digits: int, moments: int | None = None, sharing: str = "none") -> list[Row]:
+    """Rows for every (β, h, γ_K, γ_V, γ_O): θ₁, θ₂, the moments and right edges of the
+    attention law ν_{∞,h} and of the output law (``theory.multi_head``, stated route; the
+    edge by ``numerics.multi_head_law.right_edge``). γ_V defaults to γ_K, γ_O to γ_V."""
+    moments, digits = validate_heads(betas, heads, gammas, order, digits, moments, sharing)
+    gks = gammas["gamma_k"]
+    rows = []
+    for b in betas:
+        b = positive_beta(b)
+        t1, t2 = ll.from_beta(b)
+        for h in heads:
+            for gk in gks:
+                for gv in gammas["gamma_v"] or [gk]:
+                    for go in gammas["gamma_o"] or [gv]:
+                        row = Row(b, None, heads={"h": h, "gamma_K": gk, "gamma_V": gv,
+                                                  "gamma_O": go, "sharing": sharing})
+                        add = lambda name, closed, k=None: row.quantities.append(  # noqa: E731
+                            Quantity(name, closed, decimal(closed, digits), k))
+                        add("theta1", t1)
+                        add("theta2", t2)
+                        add("noise_variance", sp.expand(t1 - t2))
+                        for kind, name in (("attention", "head"), ("output", "output")):
+                            law = mh.law(kind, t1, t2, h, gk, gv, go, sharing)
+                            for k, m in enumerate(mh.moments(law, moments), start=1):
+                                add(f"{name}_moment", m, k)
+                            with mp.workdps(digits + 10):
+                                edge = mhl.right_edge(law, dps=digits + 5)
+                                row.quantities.append(Quantity(f"{name}_edge", None,
+                                                               decimal(edge, digits)))
+                        rows.append(row)
+    return rows
+
+
 LABELS = {"theta1": r"\theta_1", "theta2": r"\theta_2", "noise_variance": r"\theta_1 - \theta_2",
           "E D_ii": r"\mathbb{E} D_{ii}", "Var D_ii": r"\operatorname{Var} D_{ii}",
           "right_edge": r"E(\nu_\infty)", "mp_edge": r"4\theta_1",
           "edge_ratio": r"E(\nu_\infty)/4\theta_1", "hermite": "a_k", "moment": r"m_k(\nu_\infty)",
-          "mp_moment": r"m_k(\theta_1 \mathrm{MP}_1)"}
+          "mp_moment": r"m_k(\theta_1 \mathrm{MP}_1)",
+          "head_moment": r"m_k(\nu_{\infty,h})", "head_edge": r"E(\nu_{\infty,h})",
+          "output_moment": r"m_k(\nu_{\mathrm{MHA}})", "output_edge": r"E(\nu_{\mathrm{MHA}})"}
 SCALARS = ("theta1", "theta2", "noise_variance", "E D_ii", "Var D_ii", "right_edge", "mp_edge",
-           "edge_ratio")
-SERIES = ("hermite", "moment", "mp_moment")
+           "edge_ratio", "head_edge", "output_edge")
+SERIES = ("hermite", "moment", "mp_moment", "head_moment", "output_moment")
 
 
 def _closed(q: Quantity, wrap: str) -> str:
@@ -167,7 +239,7 @@ def _closed(q: Quantity, wrap: str) -> str:
 def to_markdown(rows: list[Row]) -> str:
     out = []
     for row in rows:
-        out.append(f"## beta = {row.beta}, y = {row.y}\n")
+        out.append(f"## {row.heading()}\n")
         out.append("| quantity | closed form | decimal |\n|---|---|---|")
         for name in SCALARS:
             for q in row.get(name):
@@ -184,7 +256,7 @@ def to_markdown(rows: list[Row]) -> str:
 def to_latex(rows: list[Row]) -> str:
     out = []
     for row in rows:
-        out.append(rf"% beta = {row.beta}, y = {row.y}")
+        out.append(f"% {row.heading()}")
         out.append(r"\begin{tabular}{llll}")
         out.append(r"\hline")
         out.append(r"$k$ & quantity & closed form & decimal \\")
@@ -202,10 +274,12 @@ def to_latex(rows: list[Row]) -> str:
 def to_csv(rows: list[Row]) -> str:
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
-    w.writerow(["beta", "y", "quantity", "k", "closed_form", "decimal"])
+    keys = list(rows[0].heads) if rows and rows[0].heads else ["y"]
+    w.writerow(["beta", *keys, "quantity", "k", "closed_form", "decimal"])
     for row in rows:
+        given = [str(v) for v in row.heads.values()] if row.heads else [str(row.y)]
         for q in row.quantities:
-            w.writerow([str(row.beta), str(row.y), q.name, "" if q.k is None else q.k,
+            w.writerow([str(row.beta), *given, q.name, "" if q.k is None else q.k,
                         "" if q.closed is None else str(q.closed), q.decimal])
     return buf.getvalue()
 
@@ -214,6 +288,17 @@ def to_json(rows: list[Row], provenance: dict) -> str:
     out = []
     for row in rows:
         one = lambda name: row.get(name)[0].decimal  # noqa: E731
+        if row.heads is not None:
+            out.append({
+                "beta": decimal(row.beta, 17),
+                **{k: str(v) for k, v in row.heads.items()},
+                "theta1": one("theta1"), "theta2": one("theta2"),
+                "noise_variance": one("noise_variance"),
+                "attention_moments": [q.decimal for q in row.get("head_moment")],
+                "attention_edge": one("head_edge"),
+                "output_moments": [q.decimal for q in row.get("output_moment")],
+                "output_edge": one("output_edge")})
+            continue
         out.append({
             "beta": decimal(row.beta, 17), "y": decimal(row.y, 17),
             "theta1": one("theta1"), "theta2": one("theta2"),

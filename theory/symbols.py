@@ -8,6 +8,7 @@ module of ``theory``.
 from __future__ import annotations
 
 import math
+import re
 from numbers import Real
 
 import sympy as sp
@@ -30,12 +31,19 @@ def exact(value: Real | str | sp.Expr, name: str) -> sp.Expr:
     1/2
     >>> exact("1.1", "beta")
     11/10
+    >>> exact("3/2", "gamma")
+    3/2
     """
     if isinstance(value, sp.Expr):
         if not (value.is_real and value.is_finite):
             raise ValueError(f"{name} must be a finite real number (got {value})")
         return value
     if isinstance(value, str):
+        if re.fullmatch(r"\s*[+-]?[0-9]+\s*/\s*[0-9]+\s*", value):     # a ratio, e.g. 3/2
+            p, q = (int(v) for v in value.split("/"))
+            if q == 0:
+                raise ValueError(f"{name} must be a finite real number (got {value!r})")
+            return sp.Rational(p, q)
         try:
             value = float(value)
         except ValueError:

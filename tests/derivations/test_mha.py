@@ -1,0 +1,80 @@
+"""``attnge mha`` and ``attnge tables --heads``: the fields they report, and bad input."""
+
+import json
+
+import pytest
+
+from derivations import cli, mha
+
+
+def run(capsys, *argv):
+    code = cli.main(["--quiet", *argv])
+    out = capsys.readouterr()
+    return code, out.out, out.err.strip().splitlines()
+
+
+def test_a_preset_reports_rel_w1_and_ks_with_standard_errors(capsys, tmp_path):
+    code, out, _ = run(capsys, "mha", "--preset", "dinov3-l16", "--draws", "2", "--json",
+                       str(tmp_path / "r.json"))
+    assert code == 0 and "relative W1 (%)" in out
+    found = json.loads((tmp_path / "r.json").read_text())
+    for key in ("rel_w1_percent", "ks"):
+        assert set(found[key]) == {"mean", "se"} and found[key]["mean"] > 0
+    assert found["shape"]["n"] == 261 and found["shape"]["d_o"] == 1024
+    assert found["m1"]["law"] == pytest.approx(1024 / 261 * (2.718281828459045 - 1), rel=1e-12)
+    assert found["provenance"]["parameters"]["preset"] == "dinov3-l16"
+
+
+def test_an_explicit_shape_with_a_figure_and_its_numbers(capsys, tmp_path):
+    fig = tmp_path / "f.png"
+    code, _, _ = run(capsys, "mha", "--n", "64", "--d", "96", "--heads", "4", "--kv-heads", "2",
+                     "--dk", "16", "--draws", "2", "--out", str(fig))
+    assert code == 0 and fig.stat().st_size > 0
+    csv = fig.with_suffix(".csv").read_text()
+    assert "histogram,softmax" in csv and "density,output law" in csv
+
+
+def test_explicit_options_override_a_preset_and_d_o_defaults_to_d():
+    shape, d = mha.layer_shape("bert-base", n=128)
+    assert (shape.n, d, shape.heads, shape.d_k, shape.d_o) == (128, 768, 12, 64, 768)
+    shape, _ = mha.layer_shape(None, n=32, d=64, heads=4, kv_heads=1, dk=8)
+    assert shape.sharing == "mqa" and shape.kv_heads == 1
+
+
+@pytest.mark.parametrize("argv, name", [
+    (("mha", "--preset", "gpt-5"), "preset must be one of"),
+    (("mha", "--n", "64"), "d is needed without a preset"),
+    (("mha", "--n", "100", "--d", "50", "--heads", "2", "--dk", "8"), "n must be at most d"),
+    (("mha", "--preset", "bert-base", "--kv-heads", "5", "--sharing", "mqa"), "kv_heads"),
+    (("mha", "--preset", "bert-base", "--sharing", "kv", "--dv", "32"), "d_v must equal d_k"),
+    (("mha", "--preset", "bert-base", "--draws", "1"), "draws must be"),
+    (("mha", "--preset", "bert-base", "--beta", "0"), "beta"),
+    (("mha", "--preset", "bert-base", "--n", "1000000", "--d", "1000000"), "GiB"),
+    (("tables", "--heads", "2"), "gamma-k is needed"),
+    (("tables", "--heads", "2", "--gamma-k", "1", "--y", "2"), "y does not apply"),
+    (("tables", "--gamma-k", "1"), "gamma-k applies with --heads only"),
+    (("tables", "--heads", "2", "--gamma-k", "1", "--gamma-v", "2", "--sharing", "kv"),
+     "gamma-v must equal gamma-k"),
+    (("tables", "--heads", "0", "--gamma-k", "1"), "heads must be"),
+    (("tables", "--heads", "2", "--gamma-k", "1", "--moments", "31"), "moments must be"),
+    (("verify", "--heads", "0"), "heads must be"),
+    (("verify", "--heads", "8", "--sizes", "100,200,400"), "sizes must start at ell >= 400"),
+])
+def test_bad_input_is_refused_in_one_line_with_exit_2(capsys, argv, name):
+    code, _, err = run(capsys, *argv)
+    assert code == 2 and len(err) == 1 and name in err[0], err
+
+
+def test_multi_head_tables_give_both_laws_and_one_head_matches_the_single_head(capsys):
+    code, out, _ = run(capsys, "tables", "--heads", "1,3", "--gamma-k", "1/2", "--beta", "1",
+                       "--order", "3", "--digits", "20", "--format", "json")
+    rows = json.loads(out)["rows"]
+    assert code == 0 and [r["h"] for r in rows] == ["1", "3"]
+    code, single, _ = run(capsys, "tables", "--y", "2", "--beta", "1", "--order", "3",
+                          "--digits", "20", "--format", "json")
+    one = json.loads(single)["rows"][0]
+    assert rows[0]["attention_moments"] == one["moments"]
+    assert rows[0]["attention_edge"] == one["right_edge"]
+    # gamma_O defaults to gamma_V = gamma_K = 1/2: the output's m_1 = gamma_O theta1
+    assert float(rows[1]["output_moments"][0]) == pytest.approx(float(rows[1]["theta1"]) / 2,
+                                                                rel=1e-15)
