@@ -170,7 +170,8 @@ def _parser() -> argparse.ArgumentParser:
     m = sub.add_parser("mha", help="a softmax attention layer against its Gaussian model on "
                        "the same weights, at a real architecture's shape")
     m.add_argument("--preset", default=None, help="a public configuration: "
-                   f"{', '.join(mha.PRESETS)} (explicit options below override it)")
+                   f"{', '.join(mha.PRESETS)}, or all (with --report) (explicit options below "
+                   "override it)")
     m.add_argument("--n", default=None, help="tokens (context length)")
     m.add_argument("--d", default=None, help="model width d (n <= d)")
     m.add_argument("--heads", default=None, help="heads h")
@@ -188,6 +189,9 @@ def _parser() -> argparse.ArgumentParser:
                    "provenance as JSON")
     m.add_argument("--out", default=None, metavar="FIG.png", help="histograms of both spectra "
                    "with the output law's density; the numbers go to FIG.csv beside it")
+    m.add_argument("--report", default=None, metavar="DIR", help="write NAME.json, NAME.png "
+                   "and NAME.csv per preset and README.md (the table) to DIR; a rerun reuses "
+                   "the presets already done with the same parameters")
     _cluster_options(m)
     return p
 
@@ -266,35 +270,71 @@ def _threshold(args: argparse.Namespace) -> int:
 
 
 def _mha(args: argparse.Namespace) -> int:
-    shape, d = mha.layer_shape(args.preset, args.n, args.d, args.heads, args.kv_heads, args.dk,
-                               args.dv, args.dout, args.sharing)
+    presets = mha.names(args.preset)
+    if args.preset == mha.ALL and args.report is None:
+        raise ValueError("preset all needs --report DIR (the folder of every preset)")
+    if args.report is not None and (args.out is not None or args.json is not None):
+        raise ValueError("report writes the figure and the JSON of each preset: give --report "
+                         "or --out/--json, not both")
+    if args.report is not None and presets == [None]:
+        raise ValueError("report needs --preset (a name, or all): the files are named by it")
+    shapes = [mha.layer_shape(name, args.n, args.d, args.heads, args.kv_heads, args.dk,
+                              args.dv, args.dout, args.sharing) for name in presets]
     beta = positive_beta(args.beta)
     seed = integer(args.seed, "seed", 0)
     draws = integer(args.draws, "draws", 2)
+    out = None
     if args.json is not None:
         report.check_output(args.json, "json")
-    out = None
     if args.out is not None:
         out = Path(args.out)
         if out.is_dir() or out.suffix.lower() != ".png":
             raise ValueError(f"out must be a .png file path (got {args.out!r})")
         report.check_output(out, "out")
         report.check_output(out.with_suffix(".csv"), "out (its .csv)")
-        figures.require("out")
-    mha.validate(shape, draws)
-    start = time.perf_counter()
-    with _cluster(args, lambda: mha.validate(shape, draws)):
-        result = mha.run(shape, d, beta, draws, seed, _draws(Progress("mha", args.quiet)))
-        sys.stdout.write(mha.markdown(result, args.preset))
-        if out is not None:
-            report.write_atomic(out.with_suffix(".csv"), mha.plot(result, out, args.preset))
-            sys.stderr.write(f"figure: {out}\nnumbers: {out.with_suffix('.csv')}\n")
-        if args.json is not None:
-            parameters = {"preset": args.preset, "beta": float(beta), "draws": draws,
-                          "seed": seed, "workers": args.workers, "scheduler": args.scheduler}
-            report.write_atomic(args.json, json.dumps(
-                {**result.summary(), "provenance": runner.provenance(
-                    parameters, time.perf_counter() - start)}, indent=2) + "\n")
+    if args.report is not None:
+        report.check_output(args.report, "report", folder=True)
+    if out is not None or args.report is not None:
+        figures.require("out" if out is not None else "report")
+    for shape, _ in shapes:
+        mha.validate(shape, draws)
+    found = {}
+    with _cluster(args, lambda: [mha.validate(shape, draws) for shape, _ in shapes]):
+        for name, (shape, d) in zip(presets, shapes):
+            parameters = {"preset": name, "shape": [shape.n, d, shape.heads, shape.kv_heads,
+                                                    shape.d_k, shape.d_v, shape.d_o,
+                                                    shape.sharing],
+                          "beta": float(beta), "draws": draws, "seed": seed}
+            if args.report is not None:
+                folder = Path(args.report)
+                kept = mha.stored(folder / f"{name}.json", parameters)
+                if kept is not None:
+                    sys.stderr.write(f"attnge: mha {name}: reused {folder / name}.json\n")
+                    found[name] = kept
+                    continue
+                out = folder / f"{name}.png"
+            start = time.perf_counter()
+            result = mha.run(shape, d, beta, draws, seed,
+                             _draws(Progress(f"mha {name or ''}".strip(), args.quiet)))
+            sys.stdout.write(mha.markdown(result, name))
+            summary = {**result.summary(), "parameters": parameters}
+            if out is not None:
+                report.write_atomic(out.with_suffix(".csv"), mha.plot(result, out, name))
+                sys.stderr.write(f"figure: {out}\nnumbers: {out.with_suffix('.csv')}\n")
+            target = args.json if args.report is None else Path(args.report) / f"{name}.json"
+            if target is not None:
+                summary["provenance"] = runner.provenance(
+                    {**parameters, "workers": args.workers, "scheduler": args.scheduler},
+                    time.perf_counter() - start)
+                report.write_atomic(target, json.dumps(summary, indent=2) + "\n")
+            found[name] = summary
+        if args.report is not None:
+            command = "attnge mha " + " ".join(
+                f"--{k} {v}" for k, v in (("preset", args.preset), ("beta", args.beta),
+                                          ("draws", draws), ("seed", seed),
+                                          ("report", args.report)))
+            report.write_atomic(Path(args.report) / "README.md",
+                                mha.folder_markdown(found, command))
     return 0
 
 

@@ -98,12 +98,13 @@ def test_theta2_halved_at_its_source(monkeypatch):
 
 
 def test_theta1_three_percent_high_at_its_source(monkeypatch):
+    params = Params(beta=1.0, y=2.0, sizes=(200, 400, 800), draws=5)   # 3% needs five draws
     right = ex.theta1
     monkeypatch.setattr(ex, "theta1", lambda: right() * sp.Rational(103, 100))
-    tables = limit_law.check(MID)
+    tables = limit_law.check(params)
     assert routes_passed(tables)
     assert not sampled_passed(tables)
-    assert not sampled_passed(perron.check(MID))
+    assert not sampled_passed(perron.check(params))
 
 
 def test_samples_drawn_at_one_percent_higher_beta(monkeypatch):

@@ -78,3 +78,32 @@ def test_multi_head_tables_give_both_laws_and_one_head_matches_the_single_head(c
     # gamma_O defaults to gamma_V = gamma_K = 1/2: the output's m_1 = gamma_O theta1
     assert float(rows[1]["output_moments"][0]) == pytest.approx(float(rows[1]["theta1"]) / 2,
                                                                 rel=1e-15)
+
+
+def test_a_report_folder_is_resumed_and_a_damaged_preset_redone(capsys, tmp_path, monkeypatch):
+    from derivations import mha as module
+    small = {"bert-base": module.Preset(40, 64, 2, 2, 8, "none"),
+             "falcon-7b": module.Preset(40, 64, 4, 1, 8, "mqa")}
+    monkeypatch.setattr(module, "PRESETS", small)
+    folder = tmp_path / "mha"
+    code, _, _ = run(capsys, "mha", "--preset", "all", "--draws", "2", "--report", str(folder))
+    table = (folder / "README.md").read_text()
+    assert code == 0 and "| bert-base | 40 |" in table and "| falcon-7b | 40 |" in table
+    assert (folder / "falcon-7b.png").stat().st_size > 0
+    (folder / "falcon-7b.json").write_text("{ truncated")
+    calls = []
+    right = module.run
+    monkeypatch.setattr(module, "run", lambda shape, *a, **k: calls.append(shape) or
+                        right(shape, *a, **k))
+    code, _, err = run(capsys, "mha", "--preset", "all", "--draws", "2", "--report",
+                       str(folder))
+    assert code == 0 and [s.heads for s in calls] == [4]           # only the damaged one
+    assert any("reused" in line and "bert-base" in line for line in err)
+    code, _, err = run(capsys, "mha", "--preset", "all", "--draws", "3", "--report",
+                       str(folder))
+    assert code == 0 and len(calls) == 3                            # new parameters: redone
+
+
+def test_all_presets_need_a_report_folder(capsys):
+    code, _, err = run(capsys, "mha", "--preset", "all")
+    assert code == 2 and "preset all needs --report" in err[0]
