@@ -51,7 +51,8 @@ LAW_TEXT = (f"n = ell // h for the run's sizes and half the smallest, min({LAW_D
 
 def small_sizes(params: Params) -> tuple[int, ...]:
     """The three smallest n: the sizes of the multi-query attention draws and of the layer's
-    draws (a layer costs about (3 + 2h) n³ flops against the attention's 3h n³/2)."""
+    draws (a layer's draw, two models of h heads each and their n × d_O products, costs
+    several attention draws)."""
     return head_sizes(params)[:3]
 
 
@@ -75,6 +76,9 @@ def sharings(params: Params) -> tuple[str, ...]:
 def validate(params: Params) -> None:
     """Refuse sizes too small for the fits, and draws that would not fit in memory."""
     sizes = head_sizes(params)
+    if any(b <= a for a, b in zip(sizes, sizes[1:])):
+        raise ValueError(f"sizes must stay strictly increasing after n = ell // {params.heads} "
+                         f"(got n = {list(sizes)})")
     if sizes[0] < HEADS_SMALLEST:
         raise ValueError(f"sizes must start at ell >= {HEADS_SMALLEST * params.heads} for "
                          f"{params.heads} heads of n = ell // h >= {HEADS_SMALLEST} tokens "

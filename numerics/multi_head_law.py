@@ -147,7 +147,8 @@ def _top_zeta(law: _Law, x):
 
 
 def _edge_of(law: _Law):
-    """(x*, ζ(x*)): the minimum of the top ζ over base points x > E_b."""
+    """(x*, ζ(x*)): the first critical point of the top ζ coming down from x = ∞ (w = 0),
+    found by halving the distance to E_b until dζ/dx turns negative, then refined."""
     edge_b = law.base_edge
     slope = lambda x: mp.diff(lambda v: _top_zeta(law, v), x)  # noqa: E731
     hi = 2 * edge_b
@@ -155,12 +156,11 @@ def _edge_of(law: _Law):
         hi *= 2
         if hi > edge_b * 2**60:
             raise ArithmeticError("right edge: the top zeta has no minimum")
-    gap = mp.mpf(1) / 2
-    while slope(edge_b * (1 + gap)) >= 0:
-        gap /= 8
-        if gap < mp.eps ** (mp.mpf(2) / 3):
+    lo = edge_b + (hi - edge_b) / 2
+    while slope(lo) > 0:
+        hi, lo = lo, edge_b + (lo - edge_b) / 2
+        if lo - edge_b < edge_b * mp.eps ** (mp.mpf(2) / 3):
             raise ArithmeticError("right edge: no sign change of dzeta/dx found")
-    lo = edge_b * (1 + gap)
     x = mp.findroot(slope, (lo, hi), solver="anderson", verify=False)
     return x, _top_zeta(law, x)
 

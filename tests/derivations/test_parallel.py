@@ -14,16 +14,18 @@ from derivations import cli, parallel
 ROOT = Path(__file__).resolve().parents[2]
 SWEEPS = '''
 import pickle, sys
-from derivations import ledger_draws, parallel
+from derivations import heads_draws, ledger_draws, parallel
 from derivations import threshold_audit as th
 from derivations.params import Params
 
 def main(out, workers):
     params = Params(sizes=(100, 150, 200), draws=2, seed=5)
+    heads = Params(sizes=(100, 150, 200), draws=2, seed=5, heads=2)
     quick = th.Sweep("temperature", grid=(0.3, 0.6), sizes=(64, 96, 128), draws=2, seed=5)
     with parallel.cluster(workers):
         found = (ledger_draws.chain_sweep(params), ledger_draws.law_sweep(params),
-                 th.run(quick, None))
+                 th.run(quick, None), heads_draws.law_sweep(heads),
+                 heads_draws.output_sweep(heads))
     with open(out, "wb") as fh:
         pickle.dump(found, fh)
 
@@ -65,9 +67,10 @@ def test_two_workers_give_the_numbers_of_one_process_bit_for_bit(tmp_path):
     pytest.importorskip("distributed")
     here, there = _run(tmp_path, 0), _run(tmp_path, 2)
     assert _identical(here, there) == []
-    chain, law, temperature = here
+    chain, law, temperature, heads, layer = here
     assert sorted(chain) == [100, 150, 200] and all(len(v) == 2 for v in chain.values())
     assert len(temperature) == 2 * 3 * 2
+    assert sorted(heads) == [25, 50, 75, 100] and sorted(layer) == ["kv", "mqa", "none"]
     # the comparison can fail: another seed's draw differs
     other = dict(chain)
     other[100] = [chain[100][1], chain[100][0]]
