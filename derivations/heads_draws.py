@@ -16,8 +16,12 @@ from functools import lru_cache
 from derivations import ledger_draws, parallel
 from derivations.params import Params
 from numerics.measure import require_memory
-from numerics.multi_head import Shape, measure_heads_draw, measure_output_draw, \
-    require_output_memory
+from numerics.multi_head import (
+    Shape,
+    measure_heads_draw,
+    measure_output_draw,
+    require_output_memory,
+)
 
 HEADS_SMALLEST = 50         # the smallest n (its fits hold from n/2 = 25)
 LAW_DRAWS_MAX = 512

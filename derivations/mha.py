@@ -202,7 +202,8 @@ def markdown(result: Result, name: str | None = None) -> str:
             ("m_2 of n^-1/2 MHA^G", pm(s["m2"]["gaussian"]), f"{s['m2']['law']:.6g}"),
             ("right edge of the output law", "", f"{s['right_edge']:.6g}"),
             ("seconds per draw", pm(s["seconds_per_draw"]), "")]
-    lines = [f"**{title}**", "", "| quantity | measured (mean ± se) | output law |", "|---|---|---|"]
+    lines = [f"**{title}**", "", "| quantity | measured (mean ± se) | output law |",
+             "|---|---|---|"]
     lines += [f"| {a} | {b} | {c} |" for a, b, c in rows]
     return "\n".join(lines) + "\n"
 

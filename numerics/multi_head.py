@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from numerics import spectra
+from numerics.law_draws import LawDraw
 from numerics.measure import available_bytes
 from numerics.sampling import attention, draw_rng, sample_scores
 from theory.exponential import thetas
@@ -107,33 +108,18 @@ def _top_eigenvalue(gram: np.ndarray, shift: float) -> float:
     return float(np.linalg.eigvalsh(gram + shift)[-1])
 
 
-@dataclass(frozen=True)
-class HeadsDraw:
-    """eigs: the eigenvalues of (n/h) A⊥A⊥ᵀ, descending; s1: s₁(A); frob2: ‖A‖_F², for
-    A = [A_1, …, A_h] (n × hn)."""
-
-    ell: int
-    eigs: np.ndarray
-    s1: float
-    frob2: float
-
-    def moments(self, q_max: int, remove_top: int = 0) -> np.ndarray:
-        return spectra.spectral_moments(self.eigs, q_max, remove_top)
-
-    def clipped(self, q_max: int, clip_top: int) -> np.ndarray:
-        return spectra.clipped_moments(self.eigs, q_max, clip_top)
-
-
 def measure_heads_draw(n: int, d_k: int, beta: float, seed: int, draw: int, heads: int,
-                       shared_key: bool = False, stream: str = "law") -> HeadsDraw:
-    """Sample h heads (one key for all when ``shared_key``) and measure √(n/h)A⊥.
+                       shared_key: bool = False, stream: str = "law") -> LawDraw:
+    """Sample h heads (one key for all when ``shared_key``) and measure √(n/h)A⊥: a LawDraw
+    whose eigs are those of (n/h)A⊥A⊥ᵀ, s1 is s₁(A) and frob2 ‖A‖_F², A = [A_1, …, A_h].
 
     Head r takes Q_r, K_r from ``sample_scores`` in turn (with a shared key, Q_r alone after
     the first), so one head draws what ``numerics.law_draws.measure_law_draw`` draws. A⊥A⊥ᵀ =
     Σ_r A_r⊥A_r⊥ᵀ is accumulated head by head; AAᵀ = hP + A⊥A⊥ᵀ (A_r⊥𝟙 = 0) gives s₁(A).
 
-    .. math:: \\nu\\Big(\\sqrt{n/h}\\,A^\\perp\\Big) = \\nu\\Big(\\tfrac{n}{h}\\sum_r A_r^\\perp
-              A_r^{\\perp\\top}\\Big), \\qquad s_1(A)^2 = \\lambda_{\\max}(hP + A^\\perp A^{\\perp\\top})
+    .. math:: \\nu\\Big(\\sqrt{n/h}\\,A^\\perp\\Big) = \\nu\\Big(\\tfrac{n}{h}\\sum_r
+              A_r^\\perp A_r^{\\perp\\top}\\Big), \\qquad
+              s_1(A)^2 = \\lambda_{\\max}(hP + A^\\perp A^{\\perp\\top})
     """
     rng = draw_rng(seed, stream, n, draw)
     gram, frob2, key = np.zeros((n, n)), 0.0, None
@@ -150,7 +136,7 @@ def measure_heads_draw(n: int, d_k: int, beta: float, seed: int, draw: int, head
         del A, S
     s1 = float(np.sqrt(_top_eigenvalue(gram, heads / n)))
     gram *= n / heads
-    return HeadsDraw(n, row_spectrum(gram), s1, frob2)
+    return LawDraw(n, row_spectrum(gram), s1, frob2)
 
 
 @dataclass(frozen=True)

@@ -92,8 +92,9 @@ class _Law:
     # -- the base, in closed form ------------------------------------------------------
 
     def g_mp(self, u):
-        r"""Physical :math:`g_{\mathrm{MP}_r}(u) = (1 - r - u + \sqrt{u - \lambda_-}\sqrt{u - \lambda_+})/(2ru)`
-        (principal roots: analytic off the support, :math:`\sim -1/u` at infinity)."""
+        r"""Physical :math:`g_{\mathrm{MP}_r}(u) = (1 - r - u + \sqrt{u - \lambda_-}
+        \sqrt{u - \lambda_+})/(2ru)` (principal roots: analytic off the support,
+        :math:`\sim -1/u` at infinity)."""
         r = self.ratio
         lo, hi = (1 - mp.sqrt(r)) ** 2, self.top
         u = mp.mpc(u)

@@ -131,25 +131,34 @@ def values_table(params: Params, law: dict, nu: np.ndarray, edge: float) -> Tabl
     return table
 
 
-def check(params: Params) -> list[Table]:
-    law = ledger_draws.law_sweep(params)
+def rates_table(params: Params, law: dict, nu: np.ndarray, edge: float, shown: str,
+                law_name: str, label: str, size_name: str) -> Table:
+    """|m_q − m_q(ν)| (full spectrum and bulk) and the bulk edge's gap against the size, each
+    with its fitted slope judged against a bound (the law draws ``law``, size → draws)."""
     sizes = sorted(law)
-    nu, edge = limit_values(params)
-    values = values_table(params, law, nu, edge)
-    rates = ev.rate_table(f"Convergence of sqrt(ell) A_perp to nu_infinity: |m_q - m_q(nu)| per "
-                          f"draw, and the bulk edge (bound: slope {MOMENT_SLOPE:g} for moments, "
-                          f"{EDGE_SLOPE:.3g} for the edge)", params, sizes=sizes)
+    rates = ev.rate_table(f"Convergence of {shown} to {law_name}: |m_q - m_q(nu)| per draw, and "
+                          f"the bulk edge (bound: slope {MOMENT_SLOPE:g} for moments, "
+                          f"{EDGE_SLOPE:.3g} for the edge)", params, sizes=sizes,
+                          size_name=size_name)
     top = params.remove_top
     for r in sorted({0, top}):
         where = "full" if r == 0 else f"bulk (top {r} removed)"
         for q in range(1, K + 1):
-            ev.rate_row(rates, f"|m_{q}(M0) - m_{q}(nu)|, {where}", params,
+            ev.rate_row(rates, f"|m_{q}({label}) - m_{q}(nu)|, {where}", params,
                         [np.array([abs(d.moments(K, r)[q - 1] - nu[q - 1]) for d in law[ell]])
                          for ell in sizes], MOMENT_SLOPE, "at most", 0.1, sizes=sizes)
-    ev.rate_row(rates, f"|lambda_{top + 1}(M0) - E| (bulk edge)", params,
+    ev.rate_row(rates, f"|lambda_{top + 1}({label}) - E| (bulk edge)", params,
                 [np.array([abs(d.eigs[top] - edge) for d in law[ell]]) for ell in sizes],
                 EDGE_SLOPE, "at most", 0.2, sizes=sizes)
-    largest = max(law)
+    return rates
+
+
+def check(params: Params) -> list[Table]:
+    law = ledger_draws.law_sweep(params)
+    nu, edge = limit_values(params)
+    values = values_table(params, law, nu, edge)
+    rates = rates_table(params, law, nu, edge, "sqrt(ell) A_perp", "nu_infinity", "M0", "ell")
+    largest, top = max(law), params.remove_top
     mp_moments = [float(v) for v in ll.mp_surrogate_moments(K, ex.thetas(params.beta)[0])]
     summary = Table(f"At ell = {largest}: moments of sqrt(ell) A_perp against nu_infinity and the "
                     "Marchenko-Pastur surrogate theta1 MP_1",

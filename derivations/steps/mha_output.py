@@ -13,7 +13,6 @@ from __future__ import annotations
 from functools import lru_cache
 
 import mpmath as mp
-import numpy as np
 import sympy as sp
 
 from derivations import evidence as ev
@@ -21,14 +20,12 @@ from derivations import heads_draws
 from derivations.params import Params
 from derivations.step import Step, Table, digits_agree, digits_text
 from derivations.steps.limit_law import FULL_POWERS, exact_m1
-from derivations.steps.multi_head_law import GAMMA_K, H, THETA1, THETA2, laws
+from derivations.steps.multi_head_law import GAMMA_K, THETA1, THETA2, H, laws
 from numerics import multi_head_law as mhl
 from numerics import spectra
 from numerics.multi_head import relative_w1
 from theory import exponential as ex
-from theory import limit_law as ll
 from theory import multi_head as mh
-from theory.symbols import positive_beta
 
 ID = "mha-output"
 K = 4

@@ -21,9 +21,8 @@ from derivations import heads_draws
 from derivations.params import Params
 from derivations.step import Step, Table, digits_agree, digits_text
 from derivations.steps.limit_law import (BULK_POWERS, CLIP_TOP, EDGE_POWERS, EDGE_SLOPE,
-                                         FULL_POWERS, MOMENT_SLOPE, exact_m1)
+                                         FULL_POWERS, MOMENT_SLOPE, exact_m1, rates_table)
 from numerics import multi_head_law as mhl
-from theory import exponential as ex
 from theory import limit_law as ll
 from theory import multi_head as mh
 from theory.symbols import positive_beta
@@ -166,19 +165,7 @@ def check(params: Params) -> list[Table]:
         _values(mqa, heads_draws.mqa_sweep(params), params, nu, edge, f"{shown}, one key",
                 False)
         tables.append(mqa)
-    rates = ev.rate_table(f"Convergence of {shown} to nu_(inf,{h}): |m_q - m_q(nu)| per draw "
-                          f"(bound: slope {MOMENT_SLOPE:g}) and the bulk edge (bound: slope "
-                          f"{EDGE_SLOPE:.3g})", params, sizes=sizes, size_name="n")
-    top = params.remove_top
-    for r in sorted({0, top}):
-        where = "full" if r == 0 else f"bulk (top {r} removed)"
-        for q in range(1, K + 1):
-            ev.rate_row(rates, f"|m_{q} - m_{q}(nu)|, {where}", params,
-                        [np.array([abs(d.moments(K, r)[q - 1] - nu[q - 1]) for d in law[n]])
-                         for n in sizes], MOMENT_SLOPE, "at most", 0.1, sizes=sizes)
-    ev.rate_row(rates, f"|lambda_{top + 1} - E_h| (bulk edge)", params,
-                [np.array([abs(d.eigs[top] - edge) for d in law[n]]) for n in sizes],
-                EDGE_SLOPE, "at most", 0.2, sizes=sizes)
+    rates = rates_table(params, law, nu, edge, shown, f"nu_(inf,{h})", "M", "n")
     return tables + [rates]
 
 

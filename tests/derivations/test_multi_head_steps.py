@@ -79,7 +79,8 @@ def test_one_head_gives_the_numbers_of_the_single_head_step():
              ("m_2(M0), full, ell -> inf", "m_2(sqrt(n/1) A_perp), full, n -> inf"),
              ("m_4(M0), bulk (top 2 clipped to lambda_3), ell -> inf",
               "m_4(sqrt(n/1) A_perp), bulk (top 2 clipped), n -> inf"),
-             ("bulk edge lambda_4(M0), ell -> inf", "bulk edge lambda_4(sqrt(n/1) A_perp), n -> inf")]
+             ("bulk edge lambda_4(M0), ell -> inf",
+              "bulk edge lambda_4(sqrt(n/1) A_perp), n -> inf")]
     for a, b in pairs:
         assert multi[b]["estimate"] == single[a]["estimate"] and multi[b]["se"] == single[a]["se"]
         assert multi[b]["predicted"] == pytest.approx(single[a]["predicted"], rel=1e-12)
