@@ -1,7 +1,7 @@
 """The draws of the multi-head steps: h heads of n = ℓ // h tokens, so that [A_1, …, A_h] has
 as many columns as the single head's A at ℓ.
 
-``multi-head-law`` reads the attention draws (stream ``"law"``: √(n/h)A⊥ only, taken by the
+``multi-head-law`` reads the attention draws (stream ``"law-hH"``: √(n/h)A⊥ only, taken by the
 hundred at small n; with one head they are the single head's law draws themselves, so h = 1
 gives the limit-law step's numbers) and the multi-query draws (one key for all heads);
 ``mha-output`` reads the layer's draws for each way of sharing (stream ``"mha"``: the softmax
@@ -54,9 +54,8 @@ LAW_TEXT = (f"n = ell // h for the run's sizes and half the smallest, min({LAW_D
 
 
 def small_sizes(params: Params) -> tuple[int, ...]:
-    """The three smallest n: the sizes of the multi-query attention draws and of the layer's
-    draws (a layer's draw, two models of h heads each and their n × d_O products, costs
-    several attention draws)."""
+    """The three smallest n: the sizes of the layer's draws (a layer's draw, two models of h
+    heads each and their n × d_O products, costs several attention draws)."""
     return head_sizes(params)[:3]
 
 
@@ -105,7 +104,7 @@ def validate_law(params: Params) -> None:
 @lru_cache(maxsize=2)
 def _attention(beta: float, sizes: tuple[int, ...], counts: tuple[int, ...], seed: int,
                d_k: tuple[int, ...], heads: int, shared_key: bool) -> dict[int, list]:
-    stream = "law-mqa" if shared_key else "law"
+    stream = f"law-h{heads}" + ("-mqa" if shared_key else "")   # none shared with limit-law
     tasks = [(n, d, beta, seed, k, heads, shared_key, stream)
              for n, c, d in zip(sizes, counts, d_k) for k in range(c)]
     return ledger_draws._by_size(measure_heads_draw, tasks)
@@ -123,10 +122,10 @@ def law_sweep(params: Params) -> dict[int, list]:
 
 
 def mqa_sweep(params: Params) -> dict[int, list]:
-    """n → ``draws`` attention draws of h heads sharing one key (stream ``"law-mqa"``), at
-    the three smallest n."""
+    """n → ``draws`` attention draws of h heads sharing one key (stream ``"law-hH-mqa"``), at
+    half the smallest n and the three smallest n (four sizes: two finite-size terms)."""
     validate(params)
-    sizes = small_sizes(params)
+    sizes = law_sizes(params)[:4]
     return _attention(params.beta, sizes, (params.draws,) * len(sizes), params.seed,
                       tuple(params.d_qk(n) for n in sizes), params.heads, True)
 

@@ -62,8 +62,11 @@ def layer_shape(preset: str | None = None, n=None, d=None, heads=None, kv_heads=
     """The layer's Shape and d from a preset and/or explicit values (explicit ones win).
 
     Without a preset, n, d, heads and dk are needed; dv defaults to dk, kv_heads to heads
-    (to 1 with sharing mqa), dout to d, sharing to none (mqa when kv_heads < heads).
-    ValueError naming the parameter otherwise; n ≤ d (inputs with orthonormal rows).
+    (to 1 with sharing mqa), dout to d, sharing to none (mqa when kv_heads < heads). Over a
+    preset the defaults follow the explicit values too: an explicit dk sets dv unless dv is
+    given, an explicit heads or sharing sets kv_heads unless it is given, an explicit
+    kv_heads sets sharing unless it is given. ValueError naming the parameter otherwise;
+    n ≤ d (inputs with orthonormal rows).
     """
     base = {}
     if preset is not None:
@@ -74,6 +77,10 @@ def layer_shape(preset: str | None = None, n=None, d=None, heads=None, kv_heads=
                 "dv": p.d_head, "sharing": p.sharing}
     given = {"n": n, "d": d, "heads": heads, "kv_heads": kv_heads, "dk": dk, "dv": dv,
              "dout": dout, "sharing": sharing}
+    for given_name, follows in (("dk", "dv"), ("heads", "kv_heads"), ("sharing", "kv_heads"),
+                                ("kv_heads", "sharing")):
+        if given[given_name] is not None and given[follows] is None:
+            base.pop(follows, None)
     values = {**base, **{k: v for k, v in given.items() if v is not None}}
     for name in ("n", "d", "heads", "dk"):
         if name not in values:

@@ -181,8 +181,9 @@ def validate_heads(betas: list[sp.Expr], heads: list[sp.Expr], gammas: dict, ord
     for name in HEADS_OPTIONS:
         for g in gammas[name] or ():
             inputs.ratio(float(g), name.replace("_", "-"))
-    if sharing == "kv" and gammas["gamma_v"] and gammas["gamma_v"] != gammas["gamma_k"]:
-        raise ValueError("gamma-v must equal gamma-k (or be left out) for tied keys and values")
+    if sharing == "kv" and gammas["gamma_v"]:
+        raise ValueError("gamma-v is gamma-k for tied keys and values (d_V = d_K): leave it out "
+                         "with --sharing kv")
     return moments, digits
 
 

@@ -185,7 +185,7 @@ def measure_output_draw(shape: Shape, beta: float, seed: int, draw: int,
         S /= np.sqrt(dk)
         WV = rng.standard_normal((n, dv)) @ root     # W_r V: rows i.i.d. N(0, VᵀV) given V
         block = rng.standard_normal((dv, shape.d_o)) * scale
-        A = attention(S.copy(), beta)
+        A = attention(S, beta)          # a new array: S is kept for the Gaussian model
         A -= 1.0 / n
         B = A @ V
         del A

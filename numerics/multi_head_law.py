@@ -7,19 +7,21 @@ a point :math:`(w, \zeta)` of μ to :math:`(s w, (a + c s w)\zeta)` of the new l
 :math:`D_s` to :math:`(w, s\zeta)`; the Stieltjes transform is
 :math:`g(\zeta) = \int d\mu(x)/(x - \zeta) = -(1 + w)/\zeta`.
 
-Two routes to the right edge E, sharing nothing but the closed form of :math:`g_{\mathrm{MP}}`:
+Two routes to the right edge E, sharing the closed form of :math:`g_{\mathrm{MP}}` and the
+layer map (given each its own law: the stated one and the Gaussian matrix model's):
 
 * :func:`right_edge` -- walk up from the base: for real :math:`x` beyond the base's edge,
   :math:`w_b = \psi_b(1/x) = -1 - x\,G_b(x)` in closed form (partial fractions of
   :math:`1/(p - x)` and :math:`g_{\mathrm{MP}}`), then every layer; E is the minimum of the
   top :math:`\zeta` over x (the first critical point of :math:`\zeta(w)`, where the real branch
   of :math:`\psi` ends).
-* :func:`polynomial_edge` -- the algebraic curve :math:`P(w, \zeta) = 0` of the law (the base
-  relation of :func:`_base_relation`, derived by SymPy, pulled through the layers): E is a
-  real double root (:math:`P = \partial_w P = 0`, Newton), checked to be where the density of
-  :func:`density` (the physical root of P) vanishes.
+* :func:`polynomial_edge` -- the algebraic curve :math:`P(g, \zeta) = 0` of the law, in
+  :math:`g = -(1 + w)/\zeta` (the base relation of :func:`_base_relation`, derived by SymPy,
+  pulled through the layers): E is a real double root (:math:`P = \partial_g P = 0`, Newton
+  started at an estimate of E), checked to be where the density of :func:`density` (the
+  physical root of P) vanishes.
 
-:func:`density` picks, among the roots w of :math:`P(\cdot, x)`, the physical one: walking
+:func:`density` picks, among the roots g of :math:`P(\cdot, x)`, the physical one: walking
 down the layers every Stieltjes value :math:`-(1 + w_k)/\zeta_k` lies in the upper half plane
 and the base value equals the closed-form physical :math:`G_b`. Nothing here reads the
 moments of :mod:`theory.multi_head`, so :func:`density_moments` is an independent route to
@@ -198,7 +200,7 @@ def right_edge(law: Law, dps: int = 30) -> mpmath.mpf:
 
 
 # ---------------------------------------------------------------------------
-# route 2: the algebraic curve P(w, zeta) = 0
+# route 2: the algebraic curve P(g, zeta) = 0
 # ---------------------------------------------------------------------------
 
 

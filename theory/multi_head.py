@@ -6,9 +6,9 @@ h heads of n tokens, key, value and output widths d_K, d_V, d_O, with
 as the theory states them (``route="stated"``):
 
 * attention, the law of :math:`\sqrt{n/h}\,[A_1^\perp, \dots, A_h^\perp]`:
-  :math:`\nu_{\infty,h} = \rho_{\gamma_K} \boxtimes \mathrm{MP}_{1/h}`, where
-  :math:`\rho_t` is the law of :math:`\theta_1 - \theta_2 + \theta_2 x`,
-  :math:`x \sim \mathrm{MP}_{1/t}`;
+  :math:`\nu_{\infty,h} = \rho(1/\gamma_K) \boxtimes \mathrm{MP}_{1/h}`, where
+  :math:`\rho(c)` is the law of :math:`\theta_1 - \theta_2 + \theta_2 x`,
+  :math:`x \sim \mathrm{MP}_c`;
 * values, the law of :math:`[A_1^\perp V_1, \dots, A_h^\perp V_h]`:
   :math:`D_{\gamma_V}(\nu_{\infty,h} \boxtimes \mathrm{MP}_{1/\gamma_V})`, and for tied
   keys and values (K = V) :math:`\pi(\mu_{KV}, h)`, :math:`\mu_{KV} = \varphi_\#\pi_{\gamma_K/h}`,
@@ -39,8 +39,8 @@ by one lemma: for Z (p×N) with i.i.d. N(0, 1) entries and T (N×N) independent 
 
 Both are data (:class:`Law`: a base law and layers); :func:`moments` takes the stated law
 through S-transforms and the matrix law through free cumulants and the non-crossing recursion
-(:mod:`theory.limit_law`), so the two routes share no algorithm. ``numerics.multi_head_law``
-evaluates the same data (densities, edges).
+(:mod:`theory.limit_law`): the two routes share only the base law's moments.
+``numerics.multi_head_law`` evaluates the same data (densities, edges).
 
 Examples
 --------
@@ -156,6 +156,9 @@ def law(kind: str, theta1: object, theta2: object, heads: object, gamma_k: objec
         raise ValueError(f"route must be one of {', '.join(ROUTES)} (got {route!r})")
     t1 = _check_param("theta1", theta1, strict=True)
     t2 = _check_param("theta2", theta2, strict=False)
+    if (t1 - t2).is_negative:
+        raise ValueError(f"theta2 must be at most theta1 (theta1 - theta2 is a variance), got "
+                         f"theta1={t1}, theta2={t2}")
     h = _check_param("heads", heads, strict=True)
     gk = _check_param("gamma_k", gamma_k, strict=True)
     gv = gk if gamma_v is None and kind == "attention" else \

@@ -137,16 +137,16 @@ def values_table(params: Params, sharing: str, draws: dict) -> Table:
     found = routes(params.beta, params.y, params.heads)
     law = found[LAWS[sharing]]["values"]
     sizes = sorted(draws)
-    g = float(gamma_o(params))
+    g = [heads_draws.output_shape(params, n, sharing).gammas[2] for n in sizes]   # d_O/n
     table = ev.value_table(f"{SHOWN[sharing]}: the spectra of MHA_perp and of its Gaussian "
                            f"model n^-1/2 MHA^G on the same weights ({params.draws} draws per n)")
     if LAWS[sharing] == "none":
         ev.exact_rows(table, "m_1(MHA_perp)", sizes,
                       ev.per_size(draws, lambda d: d.moments("softmax", 1)[0]),
-                      [g * exact_m1(params, n) for n in sizes], "n")
+                      [go * exact_m1(params, n) for go, n in zip(g, sizes)], "n")
         ev.exact_rows(table, "m_1(n^-1/2 MHA^G)", sizes,
                       ev.per_size(draws, lambda d: d.moments("gaussian", 1)[0]),
-                      [g * ex.thetas(params.beta)[0]] * len(sizes), "n")
+                      [go * ex.thetas(params.beta)[0] for go in g], "n")
     _moment_rows(table, draws, "softmax", "MHA_perp", law, sizes)
     _moment_rows(table, draws, "gaussian", "n^-1/2 MHA^G", law, sizes)
     for q in range(1, K + 1):

@@ -1,4 +1,5 @@
-"""Step ``multi-head-law``: h heads, √(n/h)A⊥ → ν_{∞,h} = ρ_{γ_K} ⊠ MP_{1/h} (docs/math.md §7).
+"""Step ``multi-head-law``: h heads, √(n/h)A⊥ → ν_{∞,h} = ρ(1/γ_K) ⊠ MP_{1/h} (docs/math.md
+§7).
 
 A = [A_1, …, A_h] (n × hn), γ_K = h d_K/n. Moments of ν_{∞,h} by the stated free product
 (S-transforms) and by the Gaussian matrix model (free cumulants), checked against each other
@@ -58,7 +59,7 @@ def sanity_m2() -> sp.Expr:
 
 def latex() -> str:
     m = mh.law_moments("attention", 2, THETA1, THETA2, H, GAMMA_K)
-    return (r"\nu_{\infty,h} = \rho_{\gamma_K} \boxtimes \mathrm{MP}_{1/h},\quad m_1 = "
+    return (r"\nu_{\infty,h} = \rho(1/\gamma_K) \boxtimes \mathrm{MP}_{1/h},\quad m_1 = "
             + sp.latex(m[0]) + r",\ m_2 = " + sp.latex(sp.factor(m[1])))
 
 
@@ -160,8 +161,8 @@ def check(params: Params) -> list[Table]:
     tables = [routes_table(params), values, perron]
     if h > 1:
         mqa = ev.value_table(f"Multi-query: the {h} heads share one key; the same law "
-                             f"nu_(inf,{h}) ({params.draws} draws at the three smallest n; "
-                             "m_1 and the bulk)")
+                             f"nu_(inf,{h}) ({params.draws} draws at n_min/2 and the three "
+                             "smallest n; m_1 and the bulk)")
         _values(mqa, heads_draws.mqa_sweep(params), params, nu, edge, f"{shown}, one key",
                 False)
         tables.append(mqa)
@@ -175,9 +176,9 @@ def _powers(p: tuple[float, ...]) -> str:
 
 STEP = Step(
     id=ID,
-    title="Multi-head attention: sqrt(n/h) [A_1..A_h]_perp -> rho_gamma_K [x] MP_1/h",
+    title="Multi-head attention: sqrt(n/h) [A_1..A_h]_perp -> rho(1/gamma_K) [x] MP_1/h",
     claim=("With h heads of n tokens and key width d_K (gamma_K = h d_K/n), the squared singular "
-           "values of sqrt(n/h) A_perp, A = [A_1 .. A_h], converge to nu_(inf,h) = rho_gamma_K "
+           "values of sqrt(n/h) A_perp, A = [A_1 .. A_h], converge to nu_(inf,h) = rho(1/gamma_K) "
            "[x] MP_1/h: m_1 = theta1, m_2 = (1 + 1/h) theta1^2 + theta2^2/gamma_K; s_1(A)/sqrt(h) "
            "-> 1 and ||A||_F^2/h -> e^(b^2); heads sharing one key have the same law; h = 1 is "
            "the single head's nu_infinity."),

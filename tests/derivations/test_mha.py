@@ -39,6 +39,10 @@ def test_explicit_options_override_a_preset_and_d_o_defaults_to_d():
     assert (shape.n, d, shape.heads, shape.d_k, shape.d_o) == (128, 768, 12, 64, 768)
     shape, _ = mha.layer_shape(None, n=32, d=64, heads=4, kv_heads=1, dk=8)
     assert shape.sharing == "mqa" and shape.kv_heads == 1
+    # over a preset, the defaults follow the explicit values
+    assert mha.layer_shape("bert-base", sharing="mqa")[0].kv_heads == 1
+    assert mha.layer_shape("kv-tied-2048", dk=32)[0].d_v == 32
+    assert mha.layer_shape("bert-base", kv_heads=4)[0].sharing == "mqa"
 
 
 @pytest.mark.parametrize("argv, name", [
@@ -53,8 +57,8 @@ def test_explicit_options_override_a_preset_and_d_o_defaults_to_d():
     (("tables", "--heads", "2"), "gamma-k is needed"),
     (("tables", "--heads", "2", "--gamma-k", "1", "--y", "2"), "y does not apply"),
     (("tables", "--gamma-k", "1"), "gamma-k applies with --heads only"),
-    (("tables", "--heads", "2", "--gamma-k", "1", "--gamma-v", "2", "--sharing", "kv"),
-     "gamma-v must equal gamma-k"),
+    (("tables", "--heads", "2", "--gamma-k", "1,2", "--gamma-v", "1,2", "--sharing", "kv"),
+     "gamma-v is gamma-k for tied keys"),
     (("tables", "--heads", "0", "--gamma-k", "1"), "heads must be"),
     (("tables", "--heads", "2", "--gamma-k", "1", "--moments", "31"), "moments must be"),
     (("verify", "--heads", "0"), "heads must be"),

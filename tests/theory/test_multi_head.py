@@ -44,11 +44,6 @@ def test_sanity_values_of_the_theory():
                            - GO * (T1 + H * T2 / GK)) == 0
 
 
-def test_multi_query_heads_have_the_laws_of_independent_heads():
-    for kind in mh.KINDS:
-        assert mh.law(kind, T1, T2, H, GK, GV, GO, "mqa") == mh.law(kind, T1, T2, H, GK, GV, GO)
-
-
 def test_without_theta2_attention_is_theta1_mp():
     """θ₂ = 0: ρ = δ_θ₁ and ν_{∞,h} = θ₁ MP_{1/h}, whose moments are Narayana polynomials."""
     m = moments("attention", 4, t2=0)
@@ -61,6 +56,7 @@ def test_without_theta2_attention_is_theta1_mp():
     (lambda: mh.law("attention", 1, 1, 2, 1, sharing="gqa"), "sharing must be"),
     (lambda: mh.law("values", 1, 1, 2, 1, 2, sharing="kv"), "gamma_v must equal gamma_k"),
     (lambda: mh.law("attention", 1, 1, -2, 1), "heads must be positive"),
+    (lambda: mh.law("attention", 1, 2, 2, 1), "theta2 must be at most theta1"),
     (lambda: mh.law("output", 1, 1, 2, 1, 1), "gamma_o must be"),
     (lambda: mh.moments(mh.law("attention", 1, 1, 2, 1), 0), "K must be"),
     (lambda: mh.moments(mh.law("attention", 1, 1, 2, 1), 2, "matrix"), "compound"),
