@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 import sympy as sp
@@ -290,9 +292,6 @@ def names(preset: str | None) -> list[str | None]:
 def stored(path, parameters: dict) -> dict | None:
     """The summary in ``path`` when it was made with the same ``parameters`` (a rerun then
     reuses it), else None; a damaged or foreign file is not reused."""
-    import json
-    from pathlib import Path
-
     try:
         found = json.loads(Path(path).read_text(encoding="utf-8"))
     except (OSError, ValueError, UnicodeDecodeError):

@@ -542,15 +542,16 @@ def _gauss_legendre(n: int, prec: int) -> tuple[tuple[mpmath.mpf, mpmath.mpf], .
     return tuple(rule)
 
 
-def _piece(qs: list[int], lo, hi, n: int, a, b, y) -> list[mpmath.mpf]:
+def _piece(qs: list[int], lo, hi, n: int, density: Callable) -> list[mpmath.mpf]:
     r""":math:`\int_{lo}^{hi} x^q \nu(x)\,dx` by n-point Gauss--Legendre in
-    :math:`\phi \in (0, \pi/2)`, :math:`x = lo + (hi - lo)\sin^2\phi`."""
+    :math:`\phi \in (0, \pi/2)`, :math:`x = lo + (hi - lo)\sin^2\phi`; ``density(x)`` is
+    ν(x)."""
     out = [mp.zero] * len(qs)
     for t, w in _gauss_legendre(n, mp.prec):
         phi = (t + 1) * mp.pi / 4
         s, c = mp.sin(phi), mp.cos(phi)
         x = lo + (hi - lo) * s * s
-        f = w * mp.pi / 2 * (hi - lo) * s * c * _density_at(a, b, y, x)
+        f = w * mp.pi / 2 * (hi - lo) * s * c * density(x)
         out = [o + f * x**q for o, q in zip(out, qs)]
     return out
 
@@ -628,7 +629,8 @@ def density_moments(qs: Sequence[int], theta1: object, theta2: object, y: object
             intervals = _support(a, b, yy)
         intervals = [(_to_mpf("intervals", u), _to_mpf("intervals", v)) for u, v in intervals]
         pieces = _pieces(intervals, _edge_roots(a, b, yy))
-        first = [_piece(qs, lo, hi, n_nodes, a, b, yy) for lo, hi in pieces]
+        nu = lambda x: _density_at(a, b, yy, x)  # noqa: E731
+        first = [_piece(qs, lo, hi, n_nodes, nu) for lo, hi in pieces]
         target = [mp.mpf(10) ** -dps * mp.fsum(abs(e[i]) for e in first) for i in range(len(qs))]
         out = [mp.zero] * len(qs)
         for (lo, hi), old in zip(pieces, first):
@@ -637,7 +639,7 @@ def density_moments(qs: Sequence[int], theta1: object, theta2: object, y: object
                 n *= 2
                 if n > max(_MAX_NODES, 2 * n_nodes):
                     raise ArithmeticError(f"density moments: no convergence on [{lo}, {hi}]")
-                new = _piece(qs, lo, hi, n, a, b, yy)
+                new = _piece(qs, lo, hi, n, nu)
                 if all(abs(u - v) <= t for u, v, t in zip(new, old, target)):
                     break
                 old = new

@@ -45,7 +45,7 @@ import mpmath
 import sympy
 from mpmath import mp
 
-from numerics.limit_density import _gauss_legendre, _roots, _to_mpf
+from numerics.limit_density import _piece, _roots, _to_mpf
 from theory.inputs import integer
 from theory.multi_head import Law
 
@@ -328,8 +328,8 @@ def _density_at(law: _Law, x):
 
 
 def density_grid(xs: Iterable[object], law: Law, dps: int = 30) -> list[mpmath.mpf]:
-    r"""The density of a law at each x > 0, :math:`\operatorname{Im} g(x + i0)/\pi
-    = -\operatorname{Im} w/(\pi x)` with w the physical root of :math:`P(\cdot, x)`."""
+    r"""The density of a law at each x > 0, :math:`\operatorname{Im} g(x + i0)/\pi` with g the
+    physical root of the curve :math:`P(\cdot, x)`."""
     dps = integer(dps, "dps", 5)
     with mp.workdps(dps + _GUARD):
         numeric = _Law(law)
@@ -452,13 +452,7 @@ def density_moments(qs: list[int], law: Law, dps: int = 15, n_nodes: int = 24
         for lo, hi in intervals:
             old, n = None, n_nodes
             while True:
-                new = [mp.zero] * len(qs)
-                for t, wt in _gauss_legendre(n, mp.prec):
-                    phi = (t + 1) * mp.pi / 4
-                    sn, cs = mp.sin(phi), mp.cos(phi)
-                    x = lo + (hi - lo) * sn * sn
-                    f = wt * mp.pi / 2 * (hi - lo) * sn * cs * _density_at(numeric, x)
-                    new = [v + f * x**q for v, q in zip(new, qs)]
+                new = _piece(qs, lo, hi, n, lambda x: _density_at(numeric, x))
                 if old is not None and all(abs(u - v) <= mp.mpf(10) ** -dps * abs(u)
                                            for u, v in zip(new, old)):
                     break

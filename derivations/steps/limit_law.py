@@ -178,8 +178,9 @@ def check(params: Params) -> list[Table]:
     return [routes_table(params), values, rates, summary]
 
 
-def _powers(p: tuple[float, ...]) -> str:
-    return ", ".join(f"ell^-{v:.3g}" for v in p)
+def powers_text(p: tuple[float, ...], size: str = "ell") -> str:
+    """The finite-size terms of a fit as text: 'ell^-1, ell^-2'."""
+    return ", ".join(f"{size}^-{v:.3g}" for v in p)
 
 
 STEP = Step(
@@ -196,9 +197,9 @@ STEP = Step(
     method=("Moments by two symbolic routes and by quadrature of the density; the edge by the "
             "Stieltjes equation with quadrature of rho and by the closed-form transform of MP_y. "
             f"On the law draws ({ledger_draws.LAW_TEXT}): m_1 against its exact mean at each ell; "
-            f"m_1..m_4 fitted to ell -> inf (full spectrum: {_powers(FULL_POWERS)}; bulk, the top "
-            f"{CLIP_TOP} clipped to lambda_{CLIP_TOP + 1}: {_powers(BULK_POWERS)}) and the bulk "
-            f"edge lambda_(r+1) ({_powers(EDGE_POWERS)}) "
+            f"m_1..m_4 fitted to ell -> inf (full spectrum: {powers_text(FULL_POWERS)}; bulk, the "
+            f"top {CLIP_TOP} clipped to lambda_{CLIP_TOP + 1}: {powers_text(BULK_POWERS)}) and "
+            f"the bulk edge lambda_(r+1) ({powers_text(EDGE_POWERS)}) "
             "against nu_infinity, each with the relative error it detects; |m_q - m_q(nu)| and "
             "the edge gap against ell with fitted slopes."),
     failure=(f"routes disagreeing (moments not equal, fewer than {MIN_DENSITY_DIGITS} digits "

@@ -19,7 +19,7 @@ from derivations import evidence as ev
 from derivations import heads_draws
 from derivations.params import Params
 from derivations.step import Step, Table, digits_agree, digits_text
-from derivations.steps.limit_law import FULL_POWERS, exact_m1
+from derivations.steps.limit_law import FULL_POWERS, exact_m1, powers_text
 from derivations.steps.multi_head_law import GAMMA_K, THETA1, THETA2, H, laws
 from numerics import multi_head_law as mhl
 from numerics import spectra
@@ -211,7 +211,7 @@ STEP = Step(
             f"({heads_draws.OUTPUT_TEXT}), for independent, multi-query and tied heads: m_1 of "
             "the layer and of its Gaussian model against their exact means at each n, m_1..m_4 "
             f"of both and their difference on the same weights fitted to n -> inf "
-            f"({', '.join(f'n^-{p:g}' for p in FULL_POWERS)}) against the law (and 0); the "
+            f"({powers_text(FULL_POWERS, 'n')}) against the law (and 0); the "
             "relative W1 and Kolmogorov distance between the two spectra against n with "
             "fitted slopes."),
     failure=(f"routes disagreeing (moments not equal, a sanity value failing, fewer than "

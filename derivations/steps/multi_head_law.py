@@ -22,7 +22,8 @@ from derivations import heads_draws
 from derivations.params import Params
 from derivations.step import Step, Table, digits_agree, digits_text
 from derivations.steps.limit_law import (BULK_POWERS, CLIP_TOP, EDGE_POWERS, EDGE_SLOPE,
-                                         FULL_POWERS, MOMENT_SLOPE, exact_m1, rates_table)
+                                         FULL_POWERS, MOMENT_SLOPE, exact_m1, powers_text,
+                                         rates_table)
 from numerics import multi_head_law as mhl
 from theory import limit_law as ll
 from theory import multi_head as mh
@@ -170,10 +171,6 @@ def check(params: Params) -> list[Table]:
     return tables + [rates]
 
 
-def _powers(p: tuple[float, ...]) -> str:
-    return ", ".join(f"n^-{v:.3g}" for v in p)
-
-
 STEP = Step(
     id=ID,
     title="Multi-head attention: sqrt(n/h) [A_1..A_h]_perp -> rho(1/gamma_K) [x] MP_1/h",
@@ -191,11 +188,11 @@ STEP = Step(
             "density (the physical root of the law's algebraic curve); the right edge by walking "
             "up from the jump law and by a double root of the curve. On the attention draws "
             f"({heads_draws.LAW_TEXT}): m_1 against its exact mean at each n; m_1..m_4 fitted to "
-            f"n -> inf (full: {_powers(FULL_POWERS)}; bulk, top {CLIP_TOP} clipped: "
-            f"{_powers(BULK_POWERS)}) and the bulk edge ({_powers(EDGE_POWERS)}) against "
-            "nu_(inf,h); ||A||_F^2/h against its exact mean and e^(b^2), s_1(A)/sqrt(h) against "
-            "1; the same values for heads that share one key; |m_q - m_q(nu)| and the edge gap "
-            "against n with fitted slopes."),
+            f"n -> inf (full: {powers_text(FULL_POWERS, 'n')}; bulk, top {CLIP_TOP} clipped: "
+            f"{powers_text(BULK_POWERS, 'n')}) and the bulk edge "
+            f"({powers_text(EDGE_POWERS, 'n')}) against nu_(inf,h); ||A||_F^2/h against its exact "
+            "mean and e^(b^2), s_1(A)/sqrt(h) against 1; the same values for heads that share one "
+            "key; |m_q - m_q(nu)| and the edge gap against n with fitted slopes."),
     failure=(f"routes disagreeing (moments not equal, fewer than {MIN_DENSITY_DIGITS} digits "
              f"from the density, {MIN_EDGE_DIGITS} for the edge), a value more than "
              f"{ev.VALUE_Z:g} se (normal scale) from its prediction, or a moment error decaying "
