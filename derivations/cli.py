@@ -1,7 +1,8 @@
 """The ``attnge`` command: ``steps``, ``verify``, ``tables``, ``spectrum``, ``threshold``,
-``bench``, ``mha``.
+``bench``, ``mha``, ``certify``.
 
-Exit codes: 0 every check passed, 1 a check failed, 2 bad input (one line naming the
+Exit codes: 0 every check passed, 1 a check failed (``certify``: a claim not certified, a
+certificate rejected), 2 bad input (one line naming the
 parameter, nothing computed, nothing written), 3 an internal error once the input was
 accepted (one line naming the log file that holds the traceback; ``--debug`` prints it).
 Every input is checked before any computing, so an error that comes later is ours.
@@ -19,8 +20,8 @@ from collections.abc import Callable
 from contextlib import contextmanager
 from pathlib import Path
 
-from derivations import (__version__, bench, figures, ledger, mha, parallel, report, runner,
-                         spectrum, tables)
+from derivations import (__version__, bench, certify, figures, ledger, mha, parallel, report,
+                         runner, spectrum, tables)
 from derivations import threshold_audit as thresholds
 from derivations.threshold_modes import MODES, mode_named
 from derivations.params import DEFAULT_SIZES, Params, parse_sizes
@@ -167,6 +168,35 @@ def _parser() -> argparse.ArgumentParser:
                    "ell = d_qk = L (repeatable or a comma list), e.g. 16384")
     b.add_argument("--json", default=None, metavar="FILE", help="write the rows and the "
                    "provenance as JSON")
+    c = sub.add_parser("certify", help="certified right edges (interval arithmetic) and the "
+                       "claims they prove; --check re-verifies a certificate file")
+    c.add_argument("--beta", default="1", help="comma-separated beta, rationals such as 1/2 "
+                   "allowed (default 1)")
+    c.add_argument("--y", default=None, help="comma-separated y = ell/d_qk of one head "
+                   "(default 1)")
+    c.add_argument("--heads", default=None, help="comma-separated h: the multi-head laws "
+                   "instead (with --gamma-k)")
+    c.add_argument("--gamma-k", default=None, help="comma-separated gamma_K = h d_K/n")
+    c.add_argument("--gamma-v", default=None, help="comma-separated gamma_V = h d_V/n (output "
+                   "law; default gamma_K)")
+    c.add_argument("--gamma-o", default=None, help="comma-separated gamma_O = d_O/n (output "
+                   "law; default gamma_V)")
+    c.add_argument("--sharing", default=None, help="none or kv (K = V), with --heads")
+    c.add_argument("--law", default=None, help="attention or output, with --heads (default "
+                   "attention)")
+    c.add_argument("--claim", default="edge > mp-edge", help="'edge > mp-edge' (default) or "
+                   "'edge > R*mp-edge' for a factor R > 0, e.g. 'edge > 1.2*mp-edge'")
+    c.add_argument("--digits", default=certify.DIGITS, help="working digits of the interval "
+                   "arithmetic, 20 to 200 (default %(default)s)")
+    c.add_argument("--json", default=None, metavar="FILE", help="write the certificate (JSON, "
+                   "atomically)")
+    c.add_argument("--format", default="md", help="md, latex, csv or json, on stdout "
+                   "(default md)")
+    c.add_argument("--out", default=None, metavar="FILE", help="write the table to FILE "
+                   "instead of stdout")
+    c.add_argument("--check", default=None, metavar="FILE", help="re-verify a certificate "
+                   "with exact rationals and mpmath intervals only (exit 1 on any "
+                   "inconsistency); takes no other option")
     m = sub.add_parser("mha", help="a softmax attention layer against its Gaussian model on "
                        "the same weights, at a real architecture's shape")
     m.add_argument("--preset", default=None, help="a public configuration: "
@@ -424,6 +454,100 @@ def _tables(args: argparse.Namespace) -> int:
     return 0
 
 
+def _certify(args: argparse.Namespace) -> int:
+    start = time.perf_counter()
+    options = {"beta": args.beta != "1", "y": args.y, "heads": args.heads,
+               "gamma-k": args.gamma_k, "gamma-v": args.gamma_v, "gamma-o": args.gamma_o,
+               "sharing": args.sharing, "law": args.law,
+               "claim": args.claim != "edge > mp-edge", "digits": args.digits != certify.DIGITS,
+               "json": args.json, "format": args.format != "md", "out": args.out}
+    if args.check is not None:
+        given = [name for name, value in options.items() if value]
+        if given:
+            raise ValueError(f"{given[0]} does not apply with --check (it checks the file as "
+                             "it is)")
+        return _check_certificate(args.check)
+    if args.format not in certify.FORMATS:
+        raise ValueError(f"format must be one of {', '.join(certify.FORMATS)} "
+                         f"(got {args.format!r})")
+    for name, path in (("json", args.json), ("out", args.out)):
+        if path is not None:
+            report.check_output(path, name)
+    factor = certify.parse_claim(args.claim)
+    digits = certify.validate_digits(args.digits)
+    betas = [positive_beta(b) for b in tables.parse_list(args.beta, "beta")]
+    if args.heads is None:
+        given = [n for n in ("gamma-k", "gamma-v", "gamma-o", "sharing", "law") if options[n]]
+        if given:
+            raise ValueError(f"{given[0]} applies with --heads only (the multi-head laws)")
+        ys = tables.parse_list("1" if args.y is None else args.y, "y")
+        tables.validate(betas, ys, 1, 1)
+        cells = [certify.spec(b, y=v) for b in betas for v in ys]
+    else:
+        if args.y is not None:
+            raise ValueError("y does not apply with --heads (the multi-head laws take "
+                             "gamma-k, gamma-v, gamma-o)")
+        if args.gamma_k is None:
+            raise ValueError("gamma-k is needed with --heads (gamma_K = h d_K/n)")
+        kind = args.law or "attention"
+        if kind not in certify.KINDS:
+            raise ValueError(f"law must be one of {', '.join(certify.KINDS)} (got {kind!r})")
+        if kind == "attention" and (args.gamma_v or args.gamma_o):
+            raise ValueError("gamma-v and gamma-o apply with --law output only")
+        heads = tables.parse_list(args.heads, "heads")
+        gammas = {name.replace("-", "_"): None if options[name] is None else
+                  tables.parse_list(options[name], name)
+                  for name in ("gamma-k", "gamma-v", "gamma-o")}
+        sharing = args.sharing or "none"
+        tables.validate_heads(betas, heads, gammas, 1, 1, None, sharing)
+        cells = [certify.spec(b, kind, heads=h, gamma_k=gk, gamma_v=gv, gamma_o=go,
+                              sharing=sharing)
+                 for b in betas for h in heads for gk in gammas["gamma_k"]
+                 for gv in (gammas["gamma_v"] or [gk]) for go in (gammas["gamma_o"] or [gv])]
+    certify.require()
+    parameters = {"cells": len(cells), "claim": args.claim, "digits": digits,
+                  "beta": args.beta, "y": args.y, "heads": args.heads, "gamma_k": args.gamma_k,
+                  "gamma_v": args.gamma_v, "gamma_o": args.gamma_o, "sharing": args.sharing,
+                  "law": args.law}
+    with _computing():
+        done = []
+        for cell in cells:
+            done.append(certify.produce(cell, factor, digits))
+            sys.stderr.write(certify.summary(done[-1]) + "\n")
+        provenance = runner.provenance(parameters, time.perf_counter() - start)
+        if args.json is not None:
+            report.write_atomic(args.json, certify.render(done, "json", provenance))
+        text = certify.render(done, args.format, provenance)
+        if args.out is None:
+            sys.stdout.write(text)
+        else:
+            report.write_atomic(args.out, text)
+    return 0 if all(c["certified"] for c in done) else 1
+
+
+def _check_certificate(path: str) -> int:
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as err:
+        raise ValueError(f"check must be a readable certificate file ({err})") from None
+    try:
+        document = json.loads(text)
+    except json.JSONDecodeError as err:
+        print(f"attnge: {path}: not JSON ({err})", file=sys.stderr)
+        return 1
+    with _computing():
+        problems = certify.check(document)
+    for line in problems:
+        print(f"attnge: {path}: {line}", file=sys.stderr)
+    cells = len(document.get("cells") or []) if isinstance(document, dict) else 0
+    if problems:
+        print(f"rejected: {len(problems)} inconsistencies in {path}")
+        return 1
+    print(f"accepted: {cells} cells of {path} re-verified with exact rationals and mpmath "
+          "intervals")
+    return 0
+
+
 def _spectrum(args: argparse.Namespace) -> int:
     beta = positive_beta(args.beta)
     draws, seed = integer(args.draws, "draws", 1), integer(args.seed, "seed", 0)
@@ -462,6 +586,8 @@ def main(argv: list[str] | None = None) -> int:
             return _bench(args)
         if args.command == "mha":
             return _mha(args)
+        if args.command == "certify":
+            return _certify(args)
         return _verify(args)
     except (UsageError, ValueError) as err:
         print(f"attnge: error: {err}", file=sys.stderr)

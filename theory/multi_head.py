@@ -67,7 +67,7 @@ SHARING = ("none", "mqa", "kv")
 independent heads); kv: each head's values are its keys (K = V, d_K = d_V)."""
 ROUTES = ("stated", "matrix")
 
-__all__ = ["KINDS", "Law", "Layer", "ROUTES", "SHARING", "law", "law_moments", "moments"]
+__all__ = ["KINDS", "Law", "Layer", "ROUTES", "SHARING", "chain", "law", "law_moments", "moments"]
 
 
 @dataclass(frozen=True)
@@ -190,6 +190,47 @@ def law(kind: str, theta1: object, theta2: object, heads: object, gamma_k: objec
             layers = layers[:-1] + [compound(gv / go), dilate(go / gv), compound(go)]
     poly = tuple(sympy.sympify(p) for p in base[0])
     return Law(poly, sympy.sympify(base[1]) * one, tuple(layers))
+
+
+def chain(law_: Law, values: dict, number) -> tuple[list, object, list]:
+    r"""A matrix-route law in another arithmetic: ``(poly, ratio, layers)``.
+
+    ``values`` gives each free symbol of the law a number; ``number(p, q)`` makes the rational
+    p/q in the target arithmetic (an arb ball, an mpmath interval). Only rationals, those
+    symbols, sums, products and integer powers are allowed, so nothing is rounded outside
+    that arithmetic. ``poly`` drops its exact zero top coefficients; ``layers`` are
+    ``("compound", t)`` for π(μ, t) and ``("dilate", c)`` for D_c.
+    """
+
+    def value(expr):
+        expr = sympy.sympify(expr)
+        if expr.is_Rational:
+            return number(int(expr.p), int(expr.q))
+        if expr.is_Symbol:
+            return values[expr]
+        if expr.is_Add or expr.is_Mul:
+            out = value(expr.args[0])
+            for arg in expr.args[1:]:
+                out = out + value(arg) if expr.is_Add else out * value(arg)
+            return out
+        if expr.is_Pow and expr.exp.is_Integer:
+            base, n = value(expr.base), int(expr.exp)
+            return base**n if n >= 0 else 1 / base ** (-n)
+        raise ValueError(f"cannot evaluate {expr} exactly in another arithmetic")
+
+    poly = list(law_.poly)
+    while len(poly) > 1 and sympy.sympify(poly[-1]) == 0:
+        poly.pop()
+    layers = []
+    for layer in law_.layers:
+        if layer.kind == "dilate":
+            layers.append(("dilate", value(layer.s)))
+        elif layer.compound:
+            layers.append(("compound", value(layer.s)))
+        else:
+            raise ValueError("a chain takes compound free Poisson layers and dilations only "
+                             "(the matrix route)")
+    return [value(c) for c in poly], value(law_.ratio), layers
 
 
 # ---------------------------------------------------------------------------

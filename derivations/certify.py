@@ -1,0 +1,368 @@
+"""``attnge certify``: certified claims on right edges, and their independent checker.
+
+For each cell (β and a law: one head at ratio y, or h heads, attention or the layer's
+output), :func:`produce` writes
+
+* ``edge``, ``mp_edge``: enclosures of the right edge of the law and of its i.i.d.
+  surrogate (the same law at θ₂ = 0: θ₁·MP₁ for one head, θ₁·MP_{1/h} for h heads), by
+  interval Newton in arb (:mod:`numerics.edge_enclosure`), rounded outward to decimals, with
+  the rational base points that bracket each;
+* ``verdict`` of the claim ``edge > R*mp-edge``: certified (edge.lo > R·mp_edge.hi),
+  refuted (edge.hi ≤ R·mp_edge.lo) or undecided; only "certified" is certified;
+* ``moment_ratio``: the smallest k ≤ K_MAX with m_{k+1}/m_k > R·mp-edge proved in exact
+  rationals (:mod:`theory.certificates`), a second proof that needs no root;
+* ``m2_gap``: m₂(law) − m₂(surrogate), exact.
+
+:func:`check` re-derives every number of such a file with exact rationals and mpmath's
+outward-rounded intervals only (:mod:`numerics.edge_bracket`, the other moment route), and
+lists each inconsistency.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+from decimal import Decimal
+from fractions import Fraction
+
+import sympy as sp
+
+from numerics import edge_bracket as eb
+from theory import certificates as ce
+from theory import multi_head as mh
+from theory.inputs import integer
+
+FORMATS = ("md", "latex", "csv", "json")
+KINDS = ("attention", "output")
+K_MAX = 64              # moments searched for the ratio certificate
+DIGITS = 30             # working digits of arb
+DIGITS_RANGE = (20, 200)
+EXACT_DIGITS = 40       # rational bounds of e^(beta^2), and the checker's margin
+CLAIM = re.compile(r"\s*edge\s*>\s*(?:(?P<factor>[0-9.]+(?:\s*/\s*[0-9]+)?)\s*\*\s*)?"
+                   r"mp-edge\s*")
+CLAIMS = ("edge > mp-edge", "edge > R*mp-edge")
+FORMAT_VERSION = 1
+
+
+def parse_claim(text: str) -> Fraction:
+    """'edge > mp-edge' → 1, 'edge > 3/2*mp-edge' → 3/2; ValueError naming claim."""
+    match = CLAIM.fullmatch(str(text))
+    factor = Fraction(1) if match and match["factor"] is None else None
+    if match and match["factor"] is not None:
+        try:
+            factor = Fraction(match["factor"].replace(" ", ""))
+        except (ValueError, ZeroDivisionError):
+            factor = None
+    if factor is None or factor <= 0:
+        raise ValueError(f"claim must be one of {', '.join(repr(c) for c in CLAIMS)} with "
+                         f"R a positive number such as 2 or 3/2 (got {text!r})")
+    return factor
+
+
+def spec(beta: sp.Expr, kind: str = "attention", y: sp.Expr | None = None,
+         heads: sp.Expr | None = None, gamma_k: sp.Expr | None = None,
+         gamma_v: sp.Expr | None = None, gamma_o: sp.Expr | None = None,
+         sharing: str = "none") -> dict:
+    """A cell's law as strings: one head at ratio y (γ_K = 1/y) or h heads."""
+    if y is not None:
+        heads, gamma_k = sp.Integer(1), 1 / sp.Rational(y)
+    text = lambda v: None if v is None else str(sp.Rational(v))  # noqa: E731
+    return {"beta": text(beta), "theta2": text(sp.Rational(beta) ** 2), "kind": kind,
+            "y": text(y), "heads": text(heads), "gamma_k": text(gamma_k),
+            "gamma_v": text(gamma_v if kind == "output" else None),
+            "gamma_o": text(gamma_o if kind == "output" else None), "sharing": sharing}
+
+
+def _single(cell: dict) -> bool:
+    return cell["kind"] == "attention" and cell["heads"] == "1"
+
+
+def _law(cell: dict, theta2: sp.Expr) -> mh.Law:
+    value = lambda k: None if cell[k] is None else sp.Rational(cell[k])  # noqa: E731
+    return mh.law(cell["kind"], ce.THETA1, theta2, value("heads"), value("gamma_k"),
+                  value("gamma_v"), value("gamma_o"), cell["sharing"], "matrix")
+
+
+def _closed_mp_edge(cell: dict, t1: tuple[Fraction, Fraction]) -> tuple | None:
+    """Rational bounds of θ₁(1 + h^(-1/2))², the surrogate's edge of the attention law."""
+    if cell["kind"] != "attention":
+        return None
+    h = Fraction(cell["heads"])
+    root_lo, root_hi = ce.sqrt_bounds(h, EXACT_DIGITS)
+    return (t1[0] * (1 + 1 / root_hi) ** 2, t1[1] * (1 + 1 / root_lo) ** 2)
+
+
+def _interval(lo: Fraction, hi: Fraction, digits: int) -> dict:
+    return {"lo": ce.decimal_down(lo, digits), "hi": ce.decimal_up(hi, digits)}
+
+
+def _read(pair: dict) -> tuple[Fraction, Fraction]:
+    return Fraction(pair["lo"]), Fraction(pair["hi"])
+
+
+def verdict(edge: tuple, mp_edge: tuple, factor: Fraction) -> str:
+    """certified: edge.lo > R·mp.hi; refuted: edge.hi ≤ R·mp.lo; else undecided."""
+    if edge[0] > factor * mp_edge[1]:
+        return "certified"
+    if edge[1] <= factor * mp_edge[0]:
+        return "refuted"
+    return "undecided"
+
+
+# ---------------------------------------------------------------------------
+# the producer
+# ---------------------------------------------------------------------------
+
+
+def produce(cell: dict, factor: Fraction, digits: int = DIGITS) -> dict:
+    """Every number of one cell (see the module docstring)."""
+    from numerics import edge_enclosure as ee
+
+    fl = ee.flint()
+    shown = digits - 5
+    t2 = sp.Rational(cell["theta2"])
+    t1_exact = sp.exp(t2) - 1
+    with fl.ctx.workdps(digits):
+        t1 = fl.arb(fl.fmpq(int(t2.p), int(t2.q))).exp() - 1
+        t1_bounds = (ee.to_fraction(t1.lower()), ee.to_fraction(t1.upper()))
+    edge = ee.enclose(_law(cell, t2), t1_exact, t1, digits)
+    mp = ee.enclose(_law(cell, sp.Integer(0)), t1_exact, t1, digits)
+    out = dict(cell)
+    out["digits"] = digits
+    out["theta1"] = _interval(*t1_bounds, shown)
+    out["edge"] = _interval(edge.lo, edge.hi, shown)
+    out["mp_edge"] = _interval(mp.lo, mp.hi, shown)
+    e, m = _read(out["edge"]), _read(out["mp_edge"])
+    out["relative_width"] = f"{Decimal(ce.decimal_up((e[1] - e[0]) / e[0], 2)):.1e}"
+    out["bracket"] = dict(zip(("lo", "hi"), edge.bracket))
+    out["mp_bracket"] = dict(zip(("lo", "hi"), mp.bracket))
+    closed = _closed_mp_edge(cell, t1_bounds)
+    if closed is not None and (closed[0] > m[1] or closed[1] < m[0]):
+        raise ArithmeticError("the surrogate's enclosure misses its closed form "
+                              "theta1 (1 + h^(-1/2))^2")
+    out["claim"] = "edge > mp-edge" if factor == 1 else f"edge > {factor}*mp-edge"
+    out["factor"] = str(factor)
+    out["verdict"] = verdict(e, m, factor)
+    out["certified"] = out["verdict"] == "certified"
+    out["moment_ratio"] = _moment_ratio(cell, factor, m, e, shown)
+    gap = ce.m2_gap(cell, "matrix")
+    out["m2_gap"] = {"value": str(gap), "positive": bool(gap > 0)}
+    return out
+
+
+def _threshold(cell: dict, factor: Fraction, mp_edge: tuple, t1: tuple) -> Fraction:
+    """An upper bound of R·(the surrogate's edge): the closed form where there is one (one
+    head 4θ₁, h heads θ₁(1 + h^(-1/2))²), else the enclosure's upper end."""
+    closed = _closed_mp_edge(cell, t1)
+    return factor * (closed[1] if closed is not None else mp_edge[1])
+
+
+def _moment_ratio(cell: dict, factor: Fraction, mp_edge: tuple, edge: tuple,
+                  shown: int) -> dict:
+    route = "quartic" if _single(cell) else "matrix"
+    out = {"k": None, "k_max": K_MAX, "route": route}
+    if verdict(edge, mp_edge, factor) == "refuted":
+        return out
+    t1 = ce.theta1_bounds(Fraction(cell["beta"]), EXACT_DIGITS)
+    threshold = Fraction(ce.decimal_up(_threshold(cell, factor, mp_edge, t1), shown))
+    K = 8
+    while True:
+        lower, upper = (ce.law_moments_at(t, K + 1, cell, route) for t in t1)
+        top = ce.ratio_bound(K, lower, upper)       # the largest ratio (they grow with k)
+        if top > edge[1]:
+            raise ArithmeticError(f"m_{K + 1}/m_{K} >= {float(top)!r} exceeds the edge's "
+                                  f"enclosure [{float(edge[0])!r}, {float(edge[1])!r}]: the "
+                                  "moments or the edge are wrong")
+        for k in range(1, K + 1):
+            ratio = Fraction(ce.decimal_down(ce.ratio_bound(k, lower, upper), shown))
+            if ratio > threshold:
+                out.update(k=k, ratio_lo=ce.decimal_down(ratio, shown),
+                           threshold_hi=ce.decimal_up(threshold, shown))
+                return out
+        if K >= K_MAX:
+            return out
+        K = min(2 * K, K_MAX)
+
+
+# ---------------------------------------------------------------------------
+# the checker
+# ---------------------------------------------------------------------------
+
+
+def check(document: dict) -> list[str]:
+    """Every inconsistency of a certificate document (empty: it holds)."""
+    cells = document.get("cells") if isinstance(document, dict) else None
+    if not isinstance(cells, list) or not cells:
+        return ["the file holds no cells"]
+    problems = []
+    for i, cell in enumerate(cells):
+        try:
+            problems += [f"cell {i + 1} ({_name(cell)}): {p}" for p in check_cell(cell)]
+        except (KeyError, TypeError, ValueError, ZeroDivisionError, ArithmeticError) as err:
+            problems.append(f"cell {i + 1}: unreadable or inconsistent ({err})")
+    return problems
+
+
+def _name(cell: dict) -> str:
+    if cell.get("y") is not None:
+        return f"beta = {cell['beta']}, y = {cell['y']}"
+    keys = ("kind", "heads", "gamma_k", "gamma_v", "gamma_o", "sharing")
+    return f"beta = {cell['beta']}, " + ", ".join(f"{k} = {cell[k]}" for k in keys
+                                                  if cell.get(k) is not None)
+
+
+def check_cell(cell: dict) -> list[str]:
+    """Re-derive one cell with exact rationals and mpmath intervals."""
+    problems = []
+    beta = Fraction(cell["beta"])
+    if Fraction(cell["theta2"]) != beta * beta:
+        problems.append("theta2 is not beta^2")
+    t1 = ce.theta1_bounds(beta, EXACT_DIGITS)
+    t2 = sp.Rational(str(beta * beta))
+    stated = _read(cell["theta1"])
+    if not (stated[0] <= t1[0] and t1[1] <= stated[1]):
+        problems.append(f"theta1 is not in [{cell['theta1']['lo']}, {cell['theta1']['hi']}]")
+    dps = 2 * EXACT_DIGITS
+    for name, bracket, theta2 in (("edge", "bracket", t2), ("mp_edge", "mp_bracket", 0)):
+        lo, hi = _read(cell[name])
+        try:
+            found = eb.bounds(_law(cell, sp.sympify(theta2)), ce.THETA1, t1,
+                              *_read(cell[bracket]), dps=dps)
+        except ValueError as err:
+            problems.append(f"{name}: {err}")
+            continue
+        if not (lo <= found[0] and found[1] <= hi):
+            problems.append(f"{name}: [{cell[name]['lo']}, {cell[name]['hi']}] does not "
+                            f"hold the proved [{float(found[0])!r}, {float(found[1])!r}]")
+    e, m = _read(cell["edge"]), _read(cell["mp_edge"])
+    if (e[1] - e[0]) / e[0] > Fraction(cell["relative_width"]):
+        problems.append("relative_width is below the enclosure's width")
+    closed = _closed_mp_edge(cell, t1)
+    if closed is not None and (closed[0] > m[1] or closed[1] < m[0]):
+        problems.append("mp_edge misses the closed form theta1 (1 + h^(-1/2))^2")
+    factor = parse_claim(cell["claim"])
+    if Fraction(cell["factor"]) != factor:
+        problems.append("factor differs from the claim's")
+    found = verdict(e, m, factor)
+    if cell["verdict"] != found or cell["certified"] is not (found == "certified"):
+        problems.append(f"verdict {cell['verdict']!r} (certified: {cell['certified']}) but "
+                        f"the enclosures give {found!r}")
+    problems += _check_ratio(cell, factor, m, t1)
+    gap = ce.m2_gap(cell, "stated")
+    if cell["m2_gap"]["value"] != str(gap) or cell["m2_gap"]["positive"] is not bool(gap > 0):
+        problems.append(f"m2_gap is {gap}, not {cell['m2_gap']['value']}")
+    return problems
+
+
+def _check_ratio(cell: dict, factor: Fraction, mp_edge: tuple, t1: tuple) -> list[str]:
+    """The ratio certificate, by the other moment route (the stated law's S-transforms):
+    the proof holds at k and fails at k − 1, hence at every j < k (m_{j+1}/m_j grows with j
+    by Cauchy–Schwarz); with k null it fails at k_max."""
+    ratio = cell["moment_ratio"]
+    k_max = integer(ratio["k_max"], "k_max", 1, K_MAX)
+    if ratio["k"] is None and cell["verdict"] == "refuted":
+        return []                                   # not searched: the claim is false
+    k = None if ratio["k"] is None else integer(ratio["k"], "k", 1, k_max)
+    shown = validate_digits(cell["digits"]) - 5
+    top = (k_max if k is None else k) + 1
+    lower, upper = (ce.law_moments_at(t, top, cell, "stated") for t in t1)
+    bound = lambda j: Fraction(ce.decimal_down(ce.ratio_bound(j, lower, upper), shown))  # noqa: E731
+    threshold = _threshold(cell, factor, mp_edge, t1)
+    if k is None:
+        hi = Fraction(ce.decimal_up(threshold, shown))
+        return [f"moment_ratio: k = {k_max} proves the claim, but k is null"] \
+            if bound(k_max) > hi else []
+    lo, hi = Fraction(ratio["ratio_lo"]), Fraction(ratio["threshold_hi"])
+    problems = []
+    if not lo > hi:
+        problems.append("moment_ratio: ratio_lo is not above threshold_hi")
+    if hi < threshold:
+        problems.append("moment_ratio: threshold_hi is below R*mp-edge's upper bound")
+    if bound(k) < lo:
+        problems.append(f"moment_ratio: m_{k + 1}/m_{k} >= {ratio['ratio_lo']} is not proved")
+    if k > 1 and bound(k - 1) > hi:
+        problems.append(f"moment_ratio: k = {k - 1} already proves the claim (k is not the "
+                        "smallest)")
+    return problems
+
+
+# ---------------------------------------------------------------------------
+# formats
+# ---------------------------------------------------------------------------
+
+
+def document(cells: list[dict], provenance: dict) -> dict:
+    return {"format": "attnge-certificate", "version": FORMAT_VERSION, "cells": cells,
+            "provenance": provenance}
+
+
+def _columns(cells: list[dict]) -> list[str]:
+    if all(c.get("y") is not None for c in cells):
+        return ["beta", "y"]
+    return ["beta", "kind", "heads", "gamma_k", "gamma_v", "gamma_o", "sharing"]
+
+
+def _k(cell: dict) -> str:
+    k = cell["moment_ratio"]["k"]
+    return f"none ≤ {cell['moment_ratio']['k_max']}" if k is None else str(k)
+
+
+def render(cells: list[dict], fmt: str, provenance: dict) -> str:
+    """The cells as ``md``, ``latex``, ``csv`` or ``json`` (the certificate itself)."""
+    if fmt not in FORMATS:
+        raise ValueError(f"format must be one of {', '.join(FORMATS)} (got {fmt!r})")
+    if fmt == "json":
+        return json.dumps(document(cells, provenance), indent=2) + "\n"
+    keys = _columns(cells)
+    heads = [*keys, "edge lo", "edge hi", "mp-edge lo", "mp-edge hi", "claim", "verdict",
+             "k", "m_(k+1)/m_k >=", "m2 gap"]
+    rows = [["" if c[k] is None else str(c[k]) for k in keys]
+            + [c["edge"]["lo"], c["edge"]["hi"], c["mp_edge"]["lo"], c["mp_edge"]["hi"],
+               c["claim"], c["verdict"], _k(c), c["moment_ratio"].get("ratio_lo", ""),
+               c["m2_gap"]["value"]] for c in cells]
+    if fmt == "csv":
+        buf = io.StringIO()
+        writer = csv.writer(buf, lineterminator="\n")
+        writer.writerow(heads)
+        writer.writerows(rows)
+        return buf.getvalue()
+    if fmt == "md":
+        lines = ["| " + " | ".join(heads) + " |", "|" + "---|" * len(heads)]
+        lines += ["| " + " | ".join(r) + " |" for r in rows]
+        return "\n".join(lines) + "\n"
+    tex = lambda s: s.replace("_", r"\_").replace("≤", r"$\le$")  # noqa: E731
+    lines = [r"\begin{tabular}{" + "l" * len(heads) + "}", r"\hline",
+             " & ".join(tex(h) for h in heads) + r" \\", r"\hline"]
+    lines += [" & ".join(tex(v) for v in r) + r" \\" for r in rows]
+    return "\n".join([*lines, r"\hline", r"\end{tabular}"]) + "\n"
+
+
+def require() -> None:
+    """Fail before computing when python-flint is missing (one line naming the extra)."""
+    from numerics.edge_enclosure import flint
+
+    flint()
+
+
+def summary(cell: dict) -> str:
+    """One line per cell: the verdict, and for a claim not certified what stops it."""
+    e, m = cell["edge"], cell["mp_edge"]
+    where = _name(cell)
+    factor = "" if cell["factor"] == "1" else f"{cell['factor']}*"
+    if cell["verdict"] == "certified":
+        k = cell["moment_ratio"]["k"]
+        moments = (f"; also m_{k + 1}/m_{k} >= {cell['moment_ratio']['ratio_lo']}"
+                   if k is not None else f"; no moment ratio up to k = {K_MAX}")
+        return (f"certified: {cell['claim']} at {where}: edge >= {e['lo']} > "
+                f"{factor}mp-edge (mp-edge <= {m['hi']}){moments}")
+    if cell["verdict"] == "refuted":
+        return (f"refused: {cell['claim']} is false at {where}: edge <= {e['hi']} <= "
+                f"{factor}mp-edge (mp-edge >= {m['lo']})")
+    return (f"refused: {cell['claim']} is undecided at {where}: edge in [{e['lo']}, {e['hi']}], "
+            f"mp-edge in [{m['lo']}, {m['hi']}] (raise --digits)")
+
+
+def validate_digits(digits: object) -> int:
+    return integer(digits, "digits", *DIGITS_RANGE)
