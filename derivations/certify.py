@@ -124,7 +124,7 @@ def produce(cell: dict, factor: Fraction, digits: int = DIGITS) -> dict:
     shown = digits - 5
     t2 = sp.Rational(cell["theta2"])
     t1_exact = sp.exp(t2) - 1
-    with fl.ctx.workdps(digits):
+    with fl.ctx.workdps(digits + ce.small_digits(Fraction(cell["beta"]))):
         t1 = fl.arb(fl.fmpq(int(t2.p), int(t2.q))).exp() - 1
         t1_bounds = (ee.to_fraction(t1.lower()), ee.to_fraction(t1.upper()))
     edge = ee.enclose(_law(cell, t2), t1_exact, t1, digits)
@@ -162,7 +162,9 @@ def _threshold(cell: dict, factor: Fraction, mp_edge: tuple, t1: tuple) -> Fract
 def _moment_ratio(cell: dict, factor: Fraction, mp_edge: tuple, edge: tuple,
                   shown: int) -> dict:
     route = "quartic" if _single(cell) else "matrix"
-    out = {"k": None, "k_max": K_MAX, "route": route}
+    out = {"k": None, "k_max": K_MAX, "route": route,
+           "threshold_from": "mp_edge.hi" if cell["kind"] == "output" else
+           "theta1 (1 + h^(-1/2))^2, exact bounds"}
     if verdict(edge, mp_edge, factor) == "refuted":
         return out
     t1 = ce.theta1_bounds(Fraction(cell["beta"]), EXACT_DIGITS)
@@ -176,10 +178,9 @@ def _moment_ratio(cell: dict, factor: Fraction, mp_edge: tuple, edge: tuple,
                                   f"enclosure [{float(edge[0])!r}, {float(edge[1])!r}]: the "
                                   "moments or the edge are wrong")
         for k in range(1, K + 1):
-            ratio = Fraction(ce.decimal_down(ce.ratio_bound(k, lower, upper), shown))
-            if ratio > threshold:
-                out.update(k=k, ratio_lo=ce.decimal_down(ratio, shown),
-                           threshold_hi=ce.decimal_up(threshold, shown))
+            ratio = ce.decimal_down(ce.ratio_bound(k, lower, upper), shown)
+            if Fraction(ratio) > threshold:
+                out.update(k=k, ratio_lo=ratio, threshold_hi=ce.decimal_up(threshold, shown))
                 return out
         if K >= K_MAX:
             return out
@@ -193,7 +194,9 @@ def _moment_ratio(cell: dict, factor: Fraction, mp_edge: tuple, edge: tuple,
 
 def check(document: dict) -> list[str]:
     """Every inconsistency of a certificate document (empty: it holds)."""
-    cells = document.get("cells") if isinstance(document, dict) else None
+    if not isinstance(document, dict) or document.get("format") != "attnge-certificate":
+        return ["not an attnge certificate (its 'format' is not 'attnge-certificate')"]
+    cells = document.get("cells")
     if not isinstance(cells, list) or not cells:
         return ["the file holds no cells"]
     problems = []

@@ -172,7 +172,10 @@ def enclose(law: mh.Law, theta1_exact: sympy.Expr, theta1, digits: int = 30) -> 
             raise ArithmeticError(f"interval Newton proved no unique zero at {digits} working "
                                   "digits (raise --digits)")
         for _ in range(3):      # later steps only shrink X
-            X = _newton(chain, X) or X
+            N = _newton(chain, X)
+            if N is None:
+                break
+            X = N
         m = X.mid()
         edge = chain.series(m)[0][0] + chain.series(X)[0][1] * (X - m)
         bracket = _bracket(chain, X, digits)
@@ -197,7 +200,7 @@ def _bracket(chain: _Chain, X, digits: int) -> tuple[str, str]:
     for keep in (digits - 5, digits - 8, digits - 12):
         lo = decimal_down(to_fraction(X.lower()), keep)
         hi = decimal_up(to_fraction(X.upper()), keep)
-        point = lambda q: fl.arb(fl.fmpq(Fraction(q).numerator, Fraction(q).denominator))  # noqa: E731
-        if chain.series(point(lo))[0][1] < 0 < chain.series(point(hi))[0][1]:
+        point = lambda q: fl.arb(fl.fmpq(q.numerator, q.denominator))  # noqa: E731
+        if chain.series(point(Fraction(lo)))[0][1] < 0 < chain.series(point(Fraction(hi)))[0][1]:
             return lo, hi
     raise ArithmeticError("no rational bracket with proved signs (raise digits)")

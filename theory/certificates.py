@@ -37,7 +37,7 @@ THETA1 = sympy.Symbol("theta1", positive=True)
 """θ₁ as a symbol in the laws whose edges are enclosed (its value comes as an interval)."""
 
 __all__ = ["THETA1", "decimal_down", "decimal_up", "exp_bounds", "law_moments_at", "m2_gap",
-           "quartic_moments", "ratio_bound", "sqrt_bounds", "theta1_bounds"]
+           "quartic_moments", "ratio_bound", "small_digits", "sqrt_bounds", "theta1_bounds"]
 
 
 def _fraction(value: object, name: str) -> Fraction:
@@ -78,10 +78,18 @@ def exp_bounds(x: object, digits: int = 40) -> tuple[Fraction, Fraction]:
 
 
 def theta1_bounds(beta: object, digits: int = 40) -> tuple[Fraction, Fraction]:
-    r"""Rational bounds of :math:`\theta_1 = e^{\beta^2} - 1` at a rational β."""
+    r"""Rational bounds of :math:`\theta_1 = e^{\beta^2} - 1` at a rational β, to ``digits``
+    relative to :math:`\theta_1 - \theta_2 \approx \beta^4/2` (:func:`small_digits` more)."""
     b = _fraction(beta, "beta")
-    lo, hi = exp_bounds(b * b, digits)
+    lo, hi = exp_bounds(b * b, digits + small_digits(b))
     return lo - 1, hi - 1
+
+
+def small_digits(beta: object) -> int:
+    r"""Extra digits for a small β: :math:`\theta_1 - \theta_2 = e^{\beta^2} - 1 - \beta^2`
+    loses about :math:`\log_{10}(2/\beta^4)` digits to cancellation."""
+    b = _fraction(beta, "beta")
+    return 0 if b >= 1 else 4 * len(str(b.denominator // b.numerator)) + 1
 
 
 def sqrt_bounds(x: object, digits: int = 40) -> tuple[Fraction, Fraction]:

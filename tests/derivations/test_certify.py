@@ -260,7 +260,15 @@ def test_checker_rejects_files_that_are_no_certificate(capsys, tmp_path):
     assert run(capsys, "--check", str(path))[0] == 1
     path.write_text(json.dumps({"cells": [{"beta": "1"}]}))
     code, _, err = run(capsys, "--check", str(path))
+    assert code == 1 and "not an attnge certificate" in err
+    path.write_text(json.dumps({"format": "attnge-certificate", "cells": [{"beta": "1"}]}))
+    code, _, err = run(capsys, "--check", str(path))
     assert code == 1 and "unreadable or inconsistent" in err
+
+
+def test_checker_needs_no_flint(capsys, monkeypatch, one_head):
+    monkeypatch.setitem(sys.modules, "flint", None)
+    assert run(capsys, "--check", str(one_head[0]))[0] == 0
 
 
 def test_docs_grid_is_complete_and_its_k_matrix_current(capsys, tmp_path):
