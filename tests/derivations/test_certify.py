@@ -41,6 +41,15 @@ def several(tmp_path_factory):
     return json.loads(path.read_text()), json.loads(refuted.read_text())
 
 
+def produced_then_checked(capsys, monkeypatch, tmp_path, *args):
+    """Produce a certificate under the monkeypatches, then check it with them undone."""
+    path = tmp_path / "produced.json"
+    assert main(["certify", *args, "--json", str(path)]) == 0
+    monkeypatch.undo()
+    capsys.readouterr()
+    return run(capsys, "--check", str(path))
+
+
 def check(capsys, tmp_path, document):
     path = tmp_path / "t.json"
     path.write_text(json.dumps(document))
@@ -139,11 +148,7 @@ def test_wrong_mp_transform_in_arb_is_caught_by_the_checker(capsys, tmp_path, mo
             self.ratio = self.ratio / (1 + self.fl.arb("1e-12")) if not left else self.ratio
 
     monkeypatch.setattr(ee._Chain, "g", wrong)
-    path = tmp_path / "wrong.json"
-    assert main(["certify", "--beta", "1", "--y", "1/2", "--json", str(path)]) == 0
-    monkeypatch.undo()
-    capsys.readouterr()
-    code, _, err = run(capsys, "--check", str(path))
+    code, _, err = produced_then_checked(capsys, monkeypatch, tmp_path, "--y", "1/2")
     assert code == 1 and "(beta = 1, y = 1/2): edge: " in err
 
 
@@ -162,11 +167,7 @@ def test_wrong_moment_recursion_is_caught_by_the_checker(capsys, tmp_path, monke
         return m[1:]
 
     monkeypatch.setattr(ce, "quartic_moments", wrong)
-    path = tmp_path / "w.json"
-    assert main(["certify", "--beta", "1", "--y", "1", "--json", str(path)]) == 0
-    monkeypatch.undo()
-    capsys.readouterr()
-    code, _, err = run(capsys, "--check", str(path))
+    code, _, err = produced_then_checked(capsys, monkeypatch, tmp_path)
     assert code == 1 and "moment_ratio" in err
 
 
@@ -191,11 +192,7 @@ def test_moment_route_disagreement_is_caught_by_the_checker(capsys, tmp_path, mo
     right = ce.law_moments_at
     monkeypatch.setattr(ce, "law_moments_at", lambda t, K, cell, route: [
         m * Fraction(1001, 1000) ** n for n, m in enumerate(right(t, K, cell, route), 1)])
-    path = tmp_path / "m.json"
-    assert main(["certify", "--beta", "1", "--y", "1/4", "--json", str(path)]) == 0
-    monkeypatch.undo()
-    capsys.readouterr()
-    code, _, err = run(capsys, "--check", str(path))
+    code, _, err = produced_then_checked(capsys, monkeypatch, tmp_path, "--y", "1/4")
     assert code == 1 and "moment_ratio" in err
 
 
