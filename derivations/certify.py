@@ -32,7 +32,9 @@ import sympy as sp
 from numerics import edge_bracket as eb
 from theory import certificates as ce
 from theory import multi_head as mh
+from derivations import tables
 from theory.inputs import integer
+from theory.symbols import exact, positive_beta
 
 FORMATS = ("md", "latex", "csv", "json")
 KINDS = ("attention", "output")
@@ -85,12 +87,17 @@ def _law(cell: dict, theta2: sp.Expr) -> mh.Law:
                   value("gamma_v"), value("gamma_o"), cell["sharing"], "matrix")
 
 
+def exact_digits(digits: int) -> int:
+    """Digits of the rational bounds (θ₁, √h) behind the moment proof and the checker."""
+    return max(EXACT_DIGITS, digits + 10)
+
+
 def _closed_mp_edge(cell: dict, t1: tuple[Fraction, Fraction]) -> tuple | None:
     """Rational bounds of θ₁(1 + h^(-1/2))², the surrogate's edge of the attention law."""
     if cell["kind"] != "attention":
         return None
     h = Fraction(cell["heads"])
-    root_lo, root_hi = ce.sqrt_bounds(h, EXACT_DIGITS)
+    root_lo, root_hi = ce.sqrt_bounds(h, exact_digits(cell["digits"]))
     return (t1[0] * (1 + 1 / root_hi) ** 2, t1[1] * (1 + 1 / root_lo) ** 2)
 
 
@@ -138,7 +145,7 @@ def produce(cell: dict, factor: Fraction, digits: int = DIGITS) -> dict:
     out["relative_width"] = f"{Decimal(ce.decimal_up((e[1] - e[0]) / e[0], 2)):.1e}"
     out["bracket"] = dict(zip(("lo", "hi"), edge.bracket))
     out["mp_bracket"] = dict(zip(("lo", "hi"), mp.bracket))
-    closed = _closed_mp_edge(cell, t1_bounds)
+    closed = _closed_mp_edge(out, t1_bounds)
     if closed is not None and (closed[0] > m[1] or closed[1] < m[0]):
         raise ArithmeticError("the surrogate's enclosure misses its closed form "
                               "theta1 (1 + h^(-1/2))^2")
@@ -146,9 +153,9 @@ def produce(cell: dict, factor: Fraction, digits: int = DIGITS) -> dict:
     out["factor"] = str(factor)
     out["verdict"] = verdict(e, m, factor)
     out["certified"] = out["verdict"] == "certified"
-    out["moment_ratio"] = _moment_ratio(cell, factor, m, e, shown)
+    out["moment_ratio"] = _moment_ratio(out, factor, m, e)
     gap = ce.m2_gap(cell, "matrix")
-    out["m2_gap"] = {"value": str(gap), "positive": bool(gap > 0)}
+    out["m2_gap"] = {"value": str(gap), "positive": ce.positive(gap)}
     return out
 
 
@@ -159,16 +166,13 @@ def _threshold(cell: dict, factor: Fraction, mp_edge: tuple, t1: tuple) -> Fract
     return factor * (closed[1] if closed is not None else mp_edge[1])
 
 
-def _moment_ratio(cell: dict, factor: Fraction, mp_edge: tuple, edge: tuple,
-                  shown: int) -> dict:
+def _moment_ratio(cell: dict, factor: Fraction, mp_edge: tuple, edge: tuple) -> dict:
     route = "quartic" if _single(cell) else "matrix"
-    out = {"k": None, "k_max": K_MAX, "route": route,
-           "threshold_from": "mp_edge.hi" if cell["kind"] == "output" else
-           "theta1 (1 + h^(-1/2))^2, exact bounds"}
+    out = {"k": None, "k_max": K_MAX, "route": route, "threshold_from": _threshold_from(cell)}
     if verdict(edge, mp_edge, factor) == "refuted":
-        return out
-    t1 = ce.theta1_bounds(Fraction(cell["beta"]), EXACT_DIGITS)
-    threshold = Fraction(ce.decimal_up(_threshold(cell, factor, mp_edge, t1), shown))
+        return out                                  # not searched: the claim is false
+    t1 = ce.theta1_bounds(Fraction(cell["beta"]), exact_digits(cell["digits"]))
+    threshold = _threshold(cell, factor, mp_edge, t1)
     K = 8
     while True:
         lower, upper = (ce.law_moments_at(t, K + 1, cell, route) for t in t1)
@@ -177,14 +181,25 @@ def _moment_ratio(cell: dict, factor: Fraction, mp_edge: tuple, edge: tuple,
             raise ArithmeticError(f"m_{K + 1}/m_{K} >= {float(top)!r} exceeds the edge's "
                                   f"enclosure [{float(edge[0])!r}, {float(edge[1])!r}]: the "
                                   "moments or the edge are wrong")
-        for k in range(1, K + 1):
-            ratio = ce.decimal_down(ce.ratio_bound(k, lower, upper), shown)
-            if Fraction(ratio) > threshold:
-                out.update(k=k, ratio_lo=ratio, threshold_hi=ce.decimal_up(threshold, shown))
-                return out
-        if K >= K_MAX:
-            return out
+        found = _ratio_rule(lower, upper, threshold, cell["digits"] - 5)
+        if found["k"] is not None or K >= K_MAX:
+            return {**out, **found}
         K = min(2 * K, K_MAX)
+
+
+def _threshold_from(cell: dict) -> str:
+    return "mp_edge.hi" if cell["kind"] == "output" else "theta1 (1 + h^(-1/2))^2"
+
+
+def _ratio_rule(lower: list, upper: list, threshold: Fraction, shown: int) -> dict:
+    """The smallest k with m_{k+1}(θ₁^lo)/m_k(θ₁^hi), rounded down to ``shown`` digits, above
+    R·E_MP rounded up (its decimals), among the k the moments reach; {"k": None} if none."""
+    hi = ce.decimal_up(threshold, shown)
+    for k in range(1, len(lower)):
+        lo = ce.decimal_down(ce.ratio_bound(k, lower, upper), shown)
+        if Fraction(lo) > Fraction(hi):
+            return {"k": k, "ratio_lo": lo, "threshold_hi": hi}
+    return {"k": None}
 
 
 # ---------------------------------------------------------------------------
@@ -196,6 +211,9 @@ def check(document: dict) -> list[str]:
     """Every inconsistency of a certificate document (empty: it holds)."""
     if not isinstance(document, dict) or document.get("format") != "attnge-certificate":
         return ["not an attnge certificate (its 'format' is not 'attnge-certificate')"]
+    if document.get("version") != FORMAT_VERSION:
+        return [f"certificate version {document.get('version')!r}, this checker reads "
+                f"{FORMAT_VERSION}"]
     cells = document.get("cells")
     if not isinstance(cells, list) or not cells:
         return ["the file holds no cells"]
@@ -203,7 +221,8 @@ def check(document: dict) -> list[str]:
     for i, cell in enumerate(cells):
         try:
             problems += [f"cell {i + 1} ({_name(cell)}): {p}" for p in check_cell(cell)]
-        except (KeyError, TypeError, ValueError, ZeroDivisionError, ArithmeticError) as err:
+        except (KeyError, TypeError, ValueError, ZeroDivisionError, ArithmeticError,
+                AttributeError) as err:
             problems.append(f"cell {i + 1}: unreadable or inconsistent ({err})")
     return problems
 
@@ -216,29 +235,54 @@ def _name(cell: dict) -> str:
                                                   if cell.get(k) is not None)
 
 
+def _canonical(cell: dict) -> dict:
+    """The law fields a cell must have, rebuilt from its own β and law (ValueError naming
+    the field otherwise): within the command's limits, and nothing else on display."""
+    beta = positive_beta(cell["beta"])
+    if cell["kind"] not in KINDS:
+        raise ValueError(f"kind must be one of {', '.join(KINDS)} (got {cell['kind']!r})")
+    if cell.get("y") is not None:
+        y = exact(cell["y"], "y")
+        tables.validate([beta], [y], 1, 1)
+        want = spec(beta, y=y)
+    else:
+        given = {k: None if cell.get(k) is None else [exact(cell[k], k)]
+                 for k in ("heads", "gamma_k", "gamma_v", "gamma_o")}
+        tables.validate_heads([beta], given["heads"], {**given, "gamma_v": None}
+                              if cell["sharing"] == "kv" else given, 1, 1, None,
+                              cell["sharing"])
+        want = spec(beta, cell["kind"], heads=given["heads"][0], sharing=cell["sharing"],
+                    **{k: None if given[k] is None else given[k][0]
+                       for k in ("gamma_k", "gamma_v", "gamma_o")})
+    for key, value in want.items():
+        if cell.get(key) != value:
+            raise ValueError(f"{key} is {cell.get(key)!r}, not {value!r} for this law")
+    return want
+
+
 def check_cell(cell: dict) -> list[str]:
     """Re-derive one cell with exact rationals and mpmath intervals."""
+    _canonical(cell)
+    digits = validate_digits(cell["digits"])
     problems = []
     beta = Fraction(cell["beta"])
-    if Fraction(cell["theta2"]) != beta * beta:
-        problems.append("theta2 is not beta^2")
-    t1 = ce.theta1_bounds(beta, EXACT_DIGITS)
+    t1 = ce.theta1_bounds(beta, exact_digits(digits))
     t2 = sp.Rational(str(beta * beta))
     stated = _read(cell["theta1"])
     if not (stated[0] <= t1[0] and t1[1] <= stated[1]):
         problems.append(f"theta1 is not in [{cell['theta1']['lo']}, {cell['theta1']['hi']}]")
-    dps = 2 * EXACT_DIGITS
     for name, bracket, theta2 in (("edge", "bracket", t2), ("mp_edge", "mp_bracket", 0)):
         lo, hi = _read(cell[name])
         try:
             found = eb.bounds(_law(cell, sp.sympify(theta2)), ce.THETA1, t1,
-                              *_read(cell[bracket]), dps=dps)
+                              *_read(cell[bracket]), dps=2 * exact_digits(digits))
         except ValueError as err:
             problems.append(f"{name}: {err}")
             continue
         if not (lo <= found[0] and found[1] <= hi):
             problems.append(f"{name}: [{cell[name]['lo']}, {cell[name]['hi']}] does not "
-                            f"hold the proved [{float(found[0])!r}, {float(found[1])!r}]")
+                            f"hold the proved [{ce.decimal_down(found[0], 20)}, "
+                            f"{ce.decimal_up(found[1], 20)}]")
     e, m = _read(cell["edge"]), _read(cell["mp_edge"])
     if (e[1] - e[0]) / e[0] > Fraction(cell["relative_width"]):
         problems.append("relative_width is below the enclosure's width")
@@ -252,43 +296,35 @@ def check_cell(cell: dict) -> list[str]:
     if cell["verdict"] != found or cell["certified"] is not (found == "certified"):
         problems.append(f"verdict {cell['verdict']!r} (certified: {cell['certified']}) but "
                         f"the enclosures give {found!r}")
-    problems += _check_ratio(cell, factor, m, t1)
+    problems += _check_ratio(cell, factor, m, t1, found)
     gap = ce.m2_gap(cell, "stated")
-    if cell["m2_gap"]["value"] != str(gap) or cell["m2_gap"]["positive"] is not bool(gap > 0):
+    if sp.sympify(cell["m2_gap"]["value"], locals={"theta1": ce.THETA1}) != gap \
+            or cell["m2_gap"]["positive"] is not ce.positive(gap):
         problems.append(f"m2_gap is {gap}, not {cell['m2_gap']['value']}")
     return problems
 
 
-def _check_ratio(cell: dict, factor: Fraction, mp_edge: tuple, t1: tuple) -> list[str]:
-    """The ratio certificate, by the other moment route (the stated law's S-transforms):
-    the proof holds at k and fails at k − 1, hence at every j < k (m_{j+1}/m_j grows with j
-    by Cauchy–Schwarz); with k null it fails at k_max."""
-    ratio = cell["moment_ratio"]
-    k_max = integer(ratio["k_max"], "k_max", 1, K_MAX)
-    if ratio["k"] is None and cell["verdict"] == "refuted":
-        return []                                   # not searched: the claim is false
-    k = None if ratio["k"] is None else integer(ratio["k"], "k", 1, k_max)
-    shown = validate_digits(cell["digits"]) - 5
-    top = (k_max if k is None else k) + 1
-    lower, upper = (ce.law_moments_at(t, top, cell, "stated") for t in t1)
-    bound = lambda j: Fraction(ce.decimal_down(ce.ratio_bound(j, lower, upper), shown))  # noqa: E731
-    threshold = _threshold(cell, factor, mp_edge, t1)
-    if k is None:
-        hi = Fraction(ce.decimal_up(threshold, shown))
-        return [f"moment_ratio: k = {k_max} proves the claim, but k is null"] \
-            if bound(k_max) > hi else []
-    lo, hi = Fraction(ratio["ratio_lo"]), Fraction(ratio["threshold_hi"])
-    problems = []
-    if not lo > hi:
-        problems.append("moment_ratio: ratio_lo is not above threshold_hi")
-    if hi < threshold:
-        problems.append("moment_ratio: threshold_hi is below R*mp-edge's upper bound")
-    if bound(k) < lo:
-        problems.append(f"moment_ratio: m_{k + 1}/m_{k} >= {ratio['ratio_lo']} is not proved")
-    if k > 1 and bound(k - 1) > hi:
-        problems.append(f"moment_ratio: k = {k - 1} already proves the claim (k is not the "
-                        "smallest)")
-    return problems
+def _check_ratio(cell: dict, factor: Fraction, mp_edge: tuple, t1: tuple,
+                 found: str) -> list[str]:
+    """The ratio certificate by the other moment route (the stated law's S-transforms): the
+    producer's rule rerun on those moments must give the file's k and decimals exactly
+    (every j < k fails, k holds; with k null every j ≤ k_max fails)."""
+    ratio = dict(cell["moment_ratio"])
+    expected = {"k_max": K_MAX, "route": "quartic" if _single(cell) else "matrix",
+                "threshold_from": _threshold_from(cell)}
+    for key, value in expected.items():
+        if ratio.pop(key, None) != value:
+            return [f"moment_ratio: {key} is not {value!r}"]
+    if found == "refuted":
+        return [] if ratio == {"k": None} else ["moment_ratio: searched for a refuted claim"]
+    k = ratio.get("k")
+    top = K_MAX if k is None else integer(k, "k", 1, K_MAX)
+    lower, upper = (ce.law_moments_at(t, top + 1, cell, "stated") for t in t1)
+    rerun = _ratio_rule(lower, upper, _threshold(cell, factor, mp_edge, t1),
+                        validate_digits(cell["digits"]) - 5)
+    if rerun != ratio:
+        return [f"moment_ratio: {ratio} where the exact moments give {rerun}"]
+    return []
 
 
 # ---------------------------------------------------------------------------

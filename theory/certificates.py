@@ -10,8 +10,8 @@ r"""Claims proved in exact rational arithmetic (docs/math.md §8).
   polynomials with non-negative coefficients in the base law's :math:`\theta_1 - \theta_2`),
   :math:`m_{k+1}(\theta_1^{lo})/m_k(\theta_1^{hi})` is a rational lower bound of the ratio, and
   one above :math:`R` times the surrogate's edge proves :math:`E > R\,E_{\rm MP}`.
-* :func:`m2_gap` -- :math:`m_2(\nu) - m_2(\nu|_{\theta_2 = 0})`, exact and free of
-  :math:`\theta_1` (:math:`y\theta_2^2` for one head).
+* :func:`m2_gap` -- :math:`m_2(\nu) - m_2(\nu|_{\theta_2 = 0})`, exact
+  (:math:`y\theta_2^2` for one head).
 
 Examples
 --------
@@ -37,7 +37,8 @@ THETA1 = sympy.Symbol("theta1", positive=True)
 """θ₁ as a symbol in the laws whose edges are enclosed (its value comes as an interval)."""
 
 __all__ = ["THETA1", "decimal_down", "decimal_up", "exp_bounds", "law_moments_at", "m2_gap",
-           "quartic_moments", "ratio_bound", "small_digits", "sqrt_bounds", "theta1_bounds"]
+           "positive", "quartic_moments", "ratio_bound", "small_digits", "sqrt_bounds",
+           "theta1_bounds"]
 
 
 def _fraction(value: object, name: str) -> Fraction:
@@ -51,13 +52,13 @@ def _fraction(value: object, name: str) -> Fraction:
 
 
 def exp_bounds(x: object, digits: int = 40) -> tuple[Fraction, Fraction]:
-    r"""Rational bounds :math:`lo \le e^x \le hi`, :math:`hi - lo \le 2 \cdot 10^{-d}\,e^x`.
+    r"""Rational bounds :math:`lo \le e^x \le hi`, :math:`hi - lo \le 3 \cdot 10^{-d}\,e^x`.
 
     .. math:: e^x = \sum_{n \le N} \frac{x^n}{n!} + r_N, \qquad
               0 \le r_N \le \frac{x^{N+1}}{(N+1)!}\,\frac{1}{1 - x/(N+2)} \quad (N + 2 > x),
 
-    both ends then rounded outward to multiples of :math:`10^{-d}` relative to
-    :math:`\lfloor e^x \rfloor`'s size.
+    with :math:`r_N \le 10^{-d} e^x/4`, both ends then rounded outward to multiples of
+    :math:`10^{k-d}`, :math:`10^k \le e^x` (the leading digit's place).
     """
     x = _fraction(x, "x")
     digits = integer(digits, "digits", 1)
@@ -73,7 +74,7 @@ def exp_bounds(x: object, digits: int = 40) -> tuple[Fraction, Fraction]:
             rest = term * x / (n + 1) / (1 - x / (n + 2))
             if rest <= scale * total / 4:
                 break
-    unit = scale * 10 ** len(str(int(total)))   # 10^-d relative to the size of e^x
+    unit = scale * 10 ** (len(str(int(total))) - 1)   # at most 10^-d e^x
     return floor(total / unit) * unit, ceil((total + rest) / unit) * unit
 
 
@@ -197,17 +198,22 @@ def ratio_bound(k: int, lower: list[Fraction], upper: list[Fraction]) -> Fractio
 
 
 def m2_gap(spec: dict, route: str = "stated") -> sympy.Expr:
-    r""":math:`m_2(\nu) - m_2(\nu|_{\theta_2 = 0})` with :math:`\theta_1` a symbol: exact, and
-    an error if it depends on :math:`\theta_1`.
+    r""":math:`m_2(\nu) - m_2(\nu|_{\theta_2 = 0})`, exact, with :math:`\theta_1` the symbol
+    :data:`THETA1`.
 
     One head: :math:`m_2 = 2\theta_1^2 + y\theta_2^2` against :math:`2\theta_1^2`; h heads:
-    :math:`\theta_2^2/\gamma_K`; the output law: :math:`\gamma_O^2\theta_2^2/\gamma_K`.
+    :math:`\theta_2^2/\gamma_K`; the output law: :math:`\gamma_O^2\theta_2^2/\gamma_K`. Tied
+    keys and values (K = V) move m₁ too, and the output law's gap is then a polynomial in
+    :math:`\theta_1` (see :func:`positive`).
     """
-    t1 = THETA1
     t2 = sympy.Rational(str(spec["theta2"]))
-    full = mh.moments(_law(spec, t1, t2, route), 2, route)[1]
-    surrogate = mh.moments(_law(spec, t1, sympy.Integer(0), route), 2, route)[1]
-    gap = sympy.expand(full - surrogate)
-    if gap.free_symbols:
-        raise ArithmeticError(f"m2 gap depends on theta1: {gap}")
-    return gap
+    full = mh.moments(_law(spec, THETA1, t2, route), 2, route)[1]
+    surrogate = mh.moments(_law(spec, THETA1, sympy.Integer(0), route), 2, route)[1]
+    return sympy.expand(full - surrogate)
+
+
+def positive(gap: sympy.Expr) -> bool:
+    r"""Whether a polynomial in :math:`\theta_1 > 0` is provably positive: not zero, and
+    every coefficient non-negative."""
+    coeffs = sympy.Poly(gap, THETA1).all_coeffs()
+    return gap != 0 and all(c >= 0 for c in coeffs)

@@ -12,6 +12,7 @@ import pytest
 
 from derivations import certify
 from derivations.cli import main
+from theory import certificates as ce
 
 pytest.importorskip("flint")
 
@@ -62,7 +63,10 @@ def test_done_when_width_and_certified(one_head):
     lo, hi = Fraction(cell["edge"]["lo"]), Fraction(cell["edge"]["hi"])
     assert (hi - lo) / lo <= Fraction(1, 10**20)
     assert cell["certified"] is True and cell["verdict"] == "certified"
-    assert lo > Fraction(cell["mp_edge"]["hi"]) > 4 * Fraction(cell["theta1"]["lo"]) - 1
+    mp_lo, mp_hi = Fraction(cell["mp_edge"]["lo"]), Fraction(cell["mp_edge"]["hi"])
+    assert lo > mp_hi
+    t1 = ce.theta1_bounds(1, 60)                        # the surrogate's edge is 4 theta_1
+    assert mp_lo <= 4 * t1[0] <= 4 * t1[1] <= mp_hi
     assert cell["moment_ratio"]["k"] == 5              # m_6/m_5 > 4 theta_1 at beta = y = 1
     assert cell["m2_gap"] == {"value": "1", "positive": True}   # y theta_2^2
     assert "provenance" in doc
@@ -78,7 +82,7 @@ def test_false_claim_is_refused_with_its_enclosure(capsys, tmp_path):
     assert Fraction(cell["edge"]["hi"]) <= 2 * Fraction(cell["mp_edge"]["lo"])
 
 
-def test_checker_accepts_untouched_files(capsys, one_head, several):
+def test_checker_accepts_untouched_files(capsys, one_head):
     path, _ = one_head
     code, out, _ = run(capsys, "--check", str(path))
     assert code == 0 and out.startswith("accepted: 1 cells")
@@ -93,37 +97,62 @@ def _shift(value: str, factor: str) -> str:
     return str(Fraction(value) * Fraction(factor))
 
 
-TAMPERS = {
-    "edge lo above the edge": lambda c: c["edge"].update(lo=_shift(c["edge"]["lo"], "1.000000001")),
-    "edge hi below the edge": lambda c: c["edge"].update(hi=_shift(c["edge"]["hi"], "0.999999999")),
-    "edge lo a last digit up": lambda c: c["edge"].update(
-        lo=str(Fraction(c["edge"]["lo"]) + Fraction(1, 10**24))),
-    "mp-edge hi down": lambda c: c["mp_edge"].update(hi=_shift(c["mp_edge"]["hi"], "0.99")),
-    "k down": lambda c: c["moment_ratio"].update(k=c["moment_ratio"]["k"] - 1),
-    "k up": lambda c: c["moment_ratio"].update(k=c["moment_ratio"]["k"] + 1),
-    "k null": lambda c: c["moment_ratio"].update(k=None),
-    "ratio raised": lambda c: c["moment_ratio"].update(
-        ratio_lo=_shift(c["moment_ratio"]["ratio_lo"], "1.001")),
-    "threshold lowered": lambda c: c["moment_ratio"].update(
-        threshold_hi=_shift(c["moment_ratio"]["threshold_hi"], "0.99")),
-    "bracket swapped": lambda c: c.update(bracket={"lo": c["bracket"]["hi"],
-                                                   "hi": c["bracket"]["lo"]}),
-    "beta changed": lambda c: c.update(beta="11/10"),
-    "theta1 shifted": lambda c: c["theta1"].update(lo=_shift(c["theta1"]["lo"], "1.0001")),
-    "m2 gap changed": lambda c: c["m2_gap"].update(value="2"),
-    "width understated": lambda c: c.update(relative_width="1e-40"),
-    "verdict flipped": lambda c: c.update(verdict="undecided", certified=False),
-    "stronger claim": lambda c: c.update(claim="edge > 1.4*mp-edge", factor="7/5"),
+def _raise_threshold(c):         # a larger k made to look smallest by its own threshold
+    ratio = c["moment_ratio"]
+    ratio.update(k=ratio["k"] + 1, threshold_hi=ratio["ratio_lo"],
+                 ratio_lo=_shift(ratio["ratio_lo"], "1.02"))
+
+
+TAMPERS = {  # name: (tamper, a fragment of the checker's message)
+    "edge lo above the edge": (lambda c: c["edge"].update(
+        lo=_shift(c["edge"]["lo"], "1.000000001")), "edge: ["),
+    "edge hi below the edge": (lambda c: c["edge"].update(
+        hi=_shift(c["edge"]["hi"], "0.999999999")), "edge: ["),
+    "edge lo a last digit up": (lambda c: c["edge"].update(
+        lo=str(Fraction(c["edge"]["lo"]) + Fraction(1, 10**24))), "does not hold the proved"),
+    "mp-edge hi down": (lambda c: c["mp_edge"].update(
+        hi=_shift(c["mp_edge"]["hi"], "0.99")), "mp_edge: ["),
+    "k down": (lambda c: c["moment_ratio"].update(k=c["moment_ratio"]["k"] - 1),
+               "moment_ratio: {"),
+    "k up": (lambda c: c["moment_ratio"].update(k=c["moment_ratio"]["k"] + 1),
+             "moment_ratio: {"),
+    "k null": (lambda c: c["moment_ratio"].update(k=None), "moment_ratio: {"),
+    "k up, threshold raised": (_raise_threshold, "moment_ratio: {"),
+    "k_max lowered": (lambda c: c["moment_ratio"].update(k_max=4), "k_max is not 64"),
+    "ratio raised": (lambda c: c["moment_ratio"].update(
+        ratio_lo=_shift(c["moment_ratio"]["ratio_lo"], "1.001")), "moment_ratio: {"),
+    "threshold lowered": (lambda c: c["moment_ratio"].update(
+        threshold_hi=_shift(c["moment_ratio"]["threshold_hi"], "0.99")), "moment_ratio: {"),
+    "bracket swapped": (lambda c: c.update(bracket={"lo": c["bracket"]["hi"],
+                                                    "hi": c["bracket"]["lo"]}), "signs of phi'"),
+    "beta changed": (lambda c: c.update(beta="11/10"), "theta2 is"),
+    "beta and theta2 changed": (lambda c: c.update(beta="11/10", theta2="121/100"),
+                                "theta1 is not in"),
+    "y changed": (lambda c: c.update(y="1/10"), "gamma_k is"),
+    "gamma_v shown on attention": (lambda c: c.update(gamma_v="2"), "gamma_v is '2'"),
+    "kind values": (lambda c: c.update(kind="values"), "kind must be"),
+    "digits raised": (lambda c: c.update(digits=60), "moment_ratio: {"),
+    "theta1 shifted": (lambda c: c["theta1"].update(lo=_shift(c["theta1"]["lo"], "1.0001")),
+                       "theta1 is not in"),
+    "m2 gap changed": (lambda c: c["m2_gap"].update(value="2"), "m2_gap is 1"),
+    "width understated": (lambda c: c.update(relative_width="1e-40"), "relative_width"),
+    "verdict flipped": (lambda c: c.update(verdict="undecided", certified=False),
+                        "the enclosures give 'certified'"),
+    "stronger claim": (lambda c: c.update(claim="edge > 1.4*mp-edge", factor="7/5"),
+                       "the enclosures give 'refuted'"),
+    "weaker claim, same k": (lambda c: c.update(claim="edge > 1/2*mp-edge", factor="1/2"),
+                             "moment_ratio: {"),
 }
 
 
 @pytest.mark.parametrize("name", list(TAMPERS))
 def test_checker_rejects_tampered_files(capsys, tmp_path, one_head, name):
     doc = copy.deepcopy(one_head[1])
-    TAMPERS[name](doc["cells"][0])
+    tamper, message = TAMPERS[name]
+    tamper(doc["cells"][0])
     code, out, err = check(capsys, tmp_path, doc)
     assert code == 1, name
-    assert out.startswith("rejected") and "cell 1" in err
+    assert out.startswith("rejected") and "cell 1" in err and message in err, err
 
 
 def test_checker_rejects_a_refutation_turned_into_a_certificate(capsys, tmp_path, several):
@@ -211,6 +240,27 @@ def test_multi_head_and_output_laws(capsys, tmp_path):
         assert run(capsys, "--check", str(p))[0] == 0
 
 
+def test_more_digits_are_checked_at_more_digits(capsys, tmp_path):
+    path = tmp_path / "d60.json"
+    assert main(["certify", "--beta", "1", "--y", "1", "--digits", "60", "--json",
+                 str(path)]) == 0
+    capsys.readouterr()
+    cell = json.loads(path.read_text())["cells"][0]
+    lo, hi = Fraction(cell["edge"]["lo"]), Fraction(cell["edge"]["hi"])
+    assert (hi - lo) / lo < Fraction(1, 10**50)
+    assert run(capsys, "--check", str(path))[0] == 0
+
+
+def test_tied_keys_and_values_have_a_gap_polynomial_in_theta1(capsys, tmp_path):
+    path = tmp_path / "kv.json"
+    code, _, _ = run(capsys, "--beta", "1", "--heads", "4", "--gamma-k", "1/2", "--law",
+                     "output", "--gamma-o", "1", "--sharing", "kv", "--json", str(path))
+    assert code == 0
+    cell = json.loads(path.read_text())["cells"][0]
+    assert cell["m2_gap"] == {"value": "72*theta1 + 322", "positive": True}
+    assert run(capsys, "--check", str(path))[0] == 0
+
+
 def test_formats_hold_the_same_numbers(capsys, several):
     cells = several[0]["cells"]
     md = certify.render(cells, "md", {})
@@ -258,7 +308,8 @@ def test_checker_rejects_files_that_are_no_certificate(capsys, tmp_path):
     path.write_text(json.dumps({"cells": [{"beta": "1"}]}))
     code, _, err = run(capsys, "--check", str(path))
     assert code == 1 and "not an attnge certificate" in err
-    path.write_text(json.dumps({"format": "attnge-certificate", "cells": [{"beta": "1"}]}))
+    path.write_text(json.dumps({"format": "attnge-certificate", "version": 1,
+                                "cells": [{"beta": "1"}]}))
     code, _, err = run(capsys, "--check", str(path))
     assert code == 1 and "unreadable or inconsistent" in err
 

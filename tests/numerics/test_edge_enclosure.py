@@ -82,3 +82,43 @@ def test_the_output_laws_lower_levels_must_be_on_their_real_branch():
     near = Fraction(str(sp.N(base_edge, 30))) * Fraction(1000001, 1000000)
     with pytest.raises(ValueError, match="lower level's edge"):
         eb.bounds(law, T, t1, near, Fraction(found.bracket[1]), dps=60)
+
+
+def _mp_law(r):
+    """MP_r: its density on [λ₋, λ₊] and its atom 1 − 1/r at 0 (r > 1)."""
+    lam = ((1 - mpmath.sqrt(r)) ** 2, (1 + mpmath.sqrt(r)) ** 2)
+    density = lambda v: mpmath.sqrt((lam[1] - v) * (v - lam[0])) / (2 * mpmath.pi * r * v)  # noqa: E731
+    return lam, density, max(0, 1 - 1 / mpmath.mpf(r))
+
+
+def _cauchy(f, r):
+    """∫ f(v) dMP_r(v) by quadrature (the atom at 0 added)."""
+    lam, density, atom = _mp_law(r)
+    return mpmath.quad(lambda v: f(v) * density(v), [lam[0], lam[1]]) + atom * f(0)
+
+
+@pytest.mark.parametrize("r", [sp.Rational(1, 2), 1, 4])
+def test_base_transforms_against_quadrature(r):
+    """The closed forms both routes use: g beyond the support and left of it, g', and the
+    partial fractions of a quadratic base, against ∫ dMP_r/(x − p(v)) by quadrature."""
+    with mpmath.workdps(30):
+        rr = mpmath.mpf(sp.Rational(r).p) / sp.Rational(r).q
+        lam = _mp_law(rr)[0]
+        poly = [sp.Rational(1, 3), sp.Rational(2, 5), sp.Rational(3, 7)]
+        p = [mpmath.mpf(c.p) / c.q for c in poly]
+        x = p[0] + p[1] * lam[1] + p[2] * lam[1] ** 2 + mpmath.mpf("0.7")
+        for u, left in ((lam[1] + mpmath.mpf("0.7"), False), (mpmath.mpf("-0.9"), True)):
+            g, dg = eb._g(eb.number(int(u * 10**20), 10**20), eb.number(sp.Rational(r).p,
+                          sp.Rational(r).q), tuple(eb.number(int(v * 10**25), 10**25)
+                                                   for v in lam), left)
+            assert abs(mpmath.mpf(g.mid) - _cauchy(lambda v: 1 / (u - v), rr)) < 1e-13
+            assert abs(mpmath.mpf(dg.mid) + _cauchy(lambda v: 1 / (u - v) ** 2, rr)) < 1e-13
+        G, dG = eb._base([eb.number(c.p, c.q) for c in poly], eb.number(sp.Rational(r).p,
+                         sp.Rational(r).q), eb.number(int(x * 10**25), 10**25))
+        pv = lambda v: p[0] + p[1] * v + p[2] * v * v  # noqa: E731
+        assert abs(mpmath.mpf(G.mid) - _cauchy(lambda v: 1 / (x - pv(v)), rr)) < 1e-13
+        assert abs(mpmath.mpf(dG.mid) + _cauchy(lambda v: 1 / (x - pv(v)) ** 2, rr)) < 1e-13
+        law = mh.Law(tuple(poly), sp.Rational(r), (mh.Layer("free", sp.Integer(1)),))
+        with flint.ctx.workdps(30):
+            arb_G = ee._Chain(law, flint.arb(1)).base(flint.arb(str(x)))
+        assert abs(mpmath.mpf(arb_G.mid().str(25, radius=False)) - mpmath.mpf(G.mid)) < 1e-13

@@ -23,7 +23,7 @@ def test_exp_bounds_hold_e_to_x(x, digits):
         e = mpmath.exp(mpmath.mpf(x.numerator) / x.denominator)
         assert mpmath.mpf(lo.numerator) / lo.denominator <= e
         assert e <= mpmath.mpf(hi.numerator) / hi.denominator
-    assert hi - lo <= 2 * hi * Fraction(1, 10 ** (digits - 1))
+    assert hi - lo <= 3 * hi * Fraction(1, 10**digits)
 
 
 @settings(max_examples=60, deadline=None)
@@ -61,6 +61,8 @@ def test_law_moments_by_three_routes_agree_at_one_head():
 
 
 @pytest.mark.parametrize("cell, gap", [
+    ({"kind": "output", "theta2": "1", "heads": "4", "gamma_k": "1/2", "gamma_v": "1/2",
+      "gamma_o": "1", "sharing": "kv"}, 72 * ce.THETA1 + 322),                     # K = V
     ({"kind": "attention", "theta2": "1", "heads": "1", "gamma_k": "1/2"}, 2),     # y θ₂²
     ({"kind": "attention", "theta2": "1/4", "heads": "8", "gamma_k": "2"}, sp.Rational(1, 32)),
     ({"kind": "output", "theta2": "1/4", "heads": "8", "gamma_k": "2", "gamma_v": "2",
@@ -68,6 +70,12 @@ def test_law_moments_by_three_routes_agree_at_one_head():
 ])
 def test_m2_gap_on_both_routes(cell, gap):
     assert ce.m2_gap(cell, "matrix") == ce.m2_gap(cell, "stated") == gap
+    assert ce.positive(gap)
+
+
+def test_positive_needs_every_coefficient():
+    t = ce.THETA1
+    assert not ce.positive(t - 1) and not ce.positive(sp.Integer(0)) and ce.positive(t**2)
 
 
 def test_ratio_bound_is_below_the_ratio_and_grows_to_the_edge():
@@ -77,6 +85,13 @@ def test_ratio_bound_is_below_the_ratio_and_grows_to_the_edge():
     cell = {"kind": "attention", "theta2": "1", "heads": "1", "gamma_k": "1"}
     lower, upper = (ce.law_moments_at(t, 31, cell, "quartic") for t in t1)
     ratios = [ce.ratio_bound(k, lower, upper) for k in range(1, 31)]
+    with mpmath.workdps(60):
+        true = [sp.N(m, 60) for m in ll.limit_moments(31, sp.E - 1, 1, 1)]
+        for k, bound in enumerate(ratios, start=1):
+            exact = mpmath.mpf(true[k]) / mpmath.mpf(true[k - 1])
+            assert bound <= Fraction(str(exact)) * (1 + Fraction(1, 10**35))
+            slack = 1 + mpmath.mpf(10) ** -30
+            assert exact <= mpmath.mpf(bound.numerator) / bound.denominator * slack
     edge = right_edge(sp.E - 1, 1, 1, dps=30)
     assert all(r1 < r2 for r1, r2 in zip(ratios, ratios[1:]))
     assert float(ratios[-1]) < edge < float(ratios[-1]) * (1 + 3 / 60 + 0.01)
