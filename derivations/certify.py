@@ -77,14 +77,27 @@ def spec(beta: sp.Expr, kind: str = "attention", y: sp.Expr | None = None,
             "gamma_o": text(gamma_o if kind == "output" else None), "sharing": sharing}
 
 
+def cells(betas: list, kind: str = "attention", ys: list | None = None,
+          heads: list | None = None, gammas: dict | None = None,
+          sharing: str = "none") -> list[dict]:
+    """The cells of a grid, its inputs checked (ValueError naming them): one head at each y,
+    or every (h, γ_K, γ_V, γ_O), γ_V defaulting to γ_K and γ_O to γ_V."""
+    if heads is None:
+        tables.validate(betas, ys, 1, 1)
+        return [spec(b, y=v) for b in betas for v in ys]
+    tables.validate_heads(betas, heads, gammas, 1, 1, None, sharing)
+    return [spec(b, kind, heads=h, gamma_k=gk, gamma_v=gv, gamma_o=go, sharing=sharing)
+            for b in betas for h in heads for gk in gammas["gamma_k"]
+            for gv in (gammas["gamma_v"] or [gk]) for go in (gammas["gamma_o"] or [gv])]
+
+
 def _single(cell: dict) -> bool:
     return cell["kind"] == "attention" and cell["heads"] == "1"
 
 
 def _law(cell: dict, theta2: sp.Expr) -> mh.Law:
-    value = lambda k: None if cell[k] is None else sp.Rational(cell[k])  # noqa: E731
-    return mh.law(cell["kind"], ce.THETA1, theta2, value("heads"), value("gamma_k"),
-                  value("gamma_v"), value("gamma_o"), cell["sharing"], "matrix")
+    """The cell's law on the Gaussian-model route, θ₁ the symbol of the enclosures."""
+    return ce.law_of(cell, ce.THETA1, theta2, "matrix")
 
 
 def exact_digits(digits: int) -> int:
@@ -242,18 +255,15 @@ def _canonical(cell: dict) -> dict:
     if cell["kind"] not in KINDS:
         raise ValueError(f"kind must be one of {', '.join(KINDS)} (got {cell['kind']!r})")
     if cell.get("y") is not None:
-        y = exact(cell["y"], "y")
-        tables.validate([beta], [y], 1, 1)
-        want = spec(beta, y=y)
+        (want,) = cells([beta], ys=[exact(cell["y"], "y")])
     else:
-        given = {k: None if cell.get(k) is None else [exact(cell[k], k)]
-                 for k in ("heads", "gamma_k", "gamma_v", "gamma_o")}
-        tables.validate_heads([beta], given["heads"], {**given, "gamma_v": None}
-                              if cell["sharing"] == "kv" else given, 1, 1, None,
-                              cell["sharing"])
-        want = spec(beta, cell["kind"], heads=given["heads"][0], sharing=cell["sharing"],
-                    **{k: None if given[k] is None else given[k][0]
-                       for k in ("gamma_k", "gamma_v", "gamma_o")})
+        given = lambda k: None if cell.get(k) is None else [exact(cell[k], k)]  # noqa: E731
+        output = cell["kind"] == "output"
+        gammas = {"gamma_k": given("gamma_k"),   # K = V: gamma_v is gamma_k, not an input
+                  "gamma_v": given("gamma_v") if output and cell["sharing"] != "kv" else None,
+                  "gamma_o": given("gamma_o") if output else None}
+        (want,) = cells([beta], cell["kind"], heads=given("heads"), gammas=gammas,
+                        sharing=cell["sharing"])
     for key, value in want.items():
         if cell.get(key) != value:
             raise ValueError(f"{key} is {cell.get(key)!r}, not {value!r} for this law")

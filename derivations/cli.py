@@ -481,8 +481,7 @@ def _certify(args: argparse.Namespace) -> int:
         if given:
             raise ValueError(f"{given[0]} applies with --heads only (the multi-head laws)")
         ys = tables.parse_list("1" if args.y is None else args.y, "y")
-        tables.validate(betas, ys, 1, 1)
-        cells = [certify.spec(b, y=v) for b in betas for v in ys]
+        cells = certify.cells(betas, ys=ys)
     else:
         if args.y is not None:
             raise ValueError("y does not apply with --heads (the multi-head laws take "
@@ -499,11 +498,7 @@ def _certify(args: argparse.Namespace) -> int:
                   tables.parse_list(options[name], name)
                   for name in ("gamma-k", "gamma-v", "gamma-o")}
         sharing = args.sharing or "none"
-        tables.validate_heads(betas, heads, gammas, 1, 1, None, sharing)
-        cells = [certify.spec(b, kind, heads=h, gamma_k=gk, gamma_v=gv, gamma_o=go,
-                              sharing=sharing)
-                 for b in betas for h in heads for gk in gammas["gamma_k"]
-                 for gv in (gammas["gamma_v"] or [gk]) for go in (gammas["gamma_o"] or [gv])]
+        cells = certify.cells(betas, kind, heads=heads, gammas=gammas, sharing=sharing)
     certify.require()
     parameters = {"cells": len(cells), "claim": args.claim, "digits": digits,
                   "beta": args.beta, "y": args.y, "heads": args.heads, "gamma_k": args.gamma_k,

@@ -36,7 +36,8 @@ from theory.inputs import integer
 THETA1 = sympy.Symbol("theta1", positive=True)
 """θ₁ as a symbol in the laws whose edges are enclosed (its value comes as an interval)."""
 
-__all__ = ["THETA1", "decimal_down", "decimal_up", "exp_bounds", "law_moments_at", "m2_gap",
+__all__ = ["THETA1", "decimal_down", "decimal_up", "exp_bounds", "law_moments_at", "law_of",
+           "m2_gap",
            "positive", "quartic_moments", "ratio_bound", "small_digits", "sqrt_bounds",
            "theta1_bounds"]
 
@@ -179,11 +180,12 @@ def law_moments_at(theta1: Fraction, K: int, spec: dict, route: str) -> list[Fra
             raise ValueError("the quartic route is the single head's")
         y = 1 / sympy.Rational(str(spec["gamma_k"]))
         return quartic_moments(K, _fraction(t1 - t2, "a"), _fraction(t2, "b"), _fraction(y, "y"))
-    law = _law(spec, t1, t2, route)
+    law = law_of(spec, t1, t2, route)
     return [_fraction(m, "moment") for m in mh.moments(law, K, route)]
 
 
-def _law(spec: dict, t1, t2, route: str) -> mh.Law:
+def law_of(spec: dict, t1, t2, route: str) -> mh.Law:
+    """The law of a cell's ``spec`` at θ₁ = ``t1`` (a number or :data:`THETA1`), θ₂ = ``t2``."""
     given = {k: None if spec.get(k) is None else sympy.Rational(str(spec[k]))
              for k in ("heads", "gamma_k", "gamma_v", "gamma_o")}
     return mh.law(spec["kind"], t1, t2, given["heads"], given["gamma_k"], given["gamma_v"],
@@ -207,8 +209,8 @@ def m2_gap(spec: dict, route: str = "stated") -> sympy.Expr:
     :math:`\theta_1` (see :func:`positive`).
     """
     t2 = sympy.Rational(str(spec["theta2"]))
-    full = mh.moments(_law(spec, THETA1, t2, route), 2, route)[1]
-    surrogate = mh.moments(_law(spec, THETA1, sympy.Integer(0), route), 2, route)[1]
+    full = mh.moments(law_of(spec, THETA1, t2, route), 2, route)[1]
+    surrogate = mh.moments(law_of(spec, THETA1, sympy.Integer(0), route), 2, route)[1]
     return sympy.expand(full - surrogate)
 
 
