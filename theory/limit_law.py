@@ -34,12 +34,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import sympy
-from sympy import Expr, binomial, catalan, sring
+from sympy import Expr, binomial, catalan
 from sympy.polys.ring_series import rs_mul
 from sympy.polys.rings import ring
 
 from theory import exponential as ex
 from theory.inputs import integer
+from theory.rings import ExactRing
 from theory.symbols import beta as beta_symbol
 
 __all__ = [
@@ -191,9 +192,8 @@ def jump_moments(n: int, theta1: object, theta2: object, y: object) -> list[Expr
     [theta1, theta1**2 + theta2**2*y]
     """
     n = integer(n, "n", 1)
-    R, gens = _ring_of(theta1, theta2, y)
-    D = R.to_domain()
-    return [D.to_sympy(k) for k in _jump_moments_ring(n, *gens)]
+    E, gens = _ring_of(theta1, theta2, y)
+    return [E.to_sympy(k) for k in _jump_moments_ring(n, *gens)]
 
 
 def _ring_of(theta1: object, theta2: object, y: object) -> tuple:
@@ -201,8 +201,8 @@ def _ring_of(theta1: object, theta2: object, y: object) -> tuple:
     t1 = _check_param("theta1", theta1, strict=True)
     t2 = _check_param("theta2", theta2, strict=False)
     yy = _check_param("y", y, strict=True)
-    R, gens = sring([t1, t2, yy])
-    return R, gens
+    E = ExactRing([t1, t2, yy])
+    return E, [E(t1), E(t2), E(yy)]
 
 
 def _jump_moments_ring(n: int, t1, t2, y) -> list:
@@ -259,9 +259,9 @@ def moments_from_free_cumulants(kappas: Sequence[object]) -> list[Expr]:
     >>> moments_from_free_cumulants([1, 1, 1, 1])   # free Poisson: Catalan sums
     [1, 2, 5, 14]
     """
-    R, kr = sring(_check_cumulants(kappas))
-    D = R.to_domain()
-    return [D.to_sympy(v) for v in _nc_recursion(R, kr)]
+    kappas = _check_cumulants(kappas)
+    E = ExactRing(kappas)
+    return [E.to_sympy(v) for v in _nc_recursion(E.ring, [E(k) for k in kappas])]
 
 
 def _nc_recursion(R, kr: list) -> list:
@@ -324,9 +324,9 @@ def moments_from_free_cumulants_series(kappas: Sequence[object]) -> list[Expr]:
     >>> moments_from_free_cumulants_series([1, 1, 1, 1])
     [1, 2, 5, 14]
     """
-    R, kr = sring(_check_cumulants(kappas))
-    D = R.to_domain()
-    return [D.to_sympy(v) for v in _lagrange_inversion(R, kr)]
+    kappas = _check_cumulants(kappas)
+    E = ExactRing(kappas)
+    return [E.to_sympy(v) for v in _lagrange_inversion(E.ring, [E(k) for k in kappas])]
 
 
 def _lagrange_inversion(R, kr: list) -> list:
@@ -385,9 +385,8 @@ def limit_moments(K: int, theta1: object, theta2: object, y: object) -> list[Exp
     [1, 2, 5]
     """
     K = integer(K, "K", 1)
-    R, gens = _ring_of(theta1, theta2, y)
-    D = R.to_domain()
-    return [D.to_sympy(v) for v in _nc_recursion(R, _jump_moments_ring(K, *gens))]
+    E, gens = _ring_of(theta1, theta2, y)
+    return [E.to_sympy(v) for v in _nc_recursion(E.ring, _jump_moments_ring(K, *gens))]
 
 
 def limit_moments_functional(K: int, theta1: object, theta2: object, y: object) -> list[Expr]:
@@ -418,9 +417,8 @@ def limit_moments_functional(K: int, theta1: object, theta2: object, y: object) 
     [1, 2, 5]
     """
     K = integer(K, "K", 1)
-    R, gens = _ring_of(theta1, theta2, y)
-    D = R.to_domain()
-    return [D.to_sympy(v) for v in _lagrange_inversion(R, _jump_moments_ring(K, *gens))]
+    E, gens = _ring_of(theta1, theta2, y)
+    return [E.to_sympy(v) for v in _lagrange_inversion(E.ring, _jump_moments_ring(K, *gens))]
 
 
 def mp_surrogate_moments(K: int, theta1: object) -> list[Expr]:

@@ -55,10 +55,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import sympy
-from sympy import Expr, binomial, sring
+from sympy import Expr, binomial
 
 from theory.inputs import integer
 from theory.limit_law import _check_param, _nc_recursion
+from theory.rings import ExactRing
 
 KINDS = ("attention", "values", "output")
 """attention: √(n/h)A⊥; values: [A_r⊥V_r]; output: MHA⊥."""
@@ -313,7 +314,7 @@ def moments(law_: Law, K: int, route: str = "stated") -> list[Expr]:
     compound layer through its free cumulants :math:`\kappa_n = t\,m_n(\mu)` and the
     non-crossing recursion of :mod:`theory.limit_law` (and refuses other layers). Exact:
     the arithmetic runs in a polynomial ring over QQ whose generators are the symbols and
-    atoms of the law (with 1/h, 1/γ as generators of their own).
+    atoms of the law (with 1/h, 1/γ as generators of their own; :mod:`theory.rings`).
     """
     K = integer(K, "K", 1)
     if route not in ROUTES:
@@ -321,10 +322,9 @@ def moments(law_: Law, K: int, route: str = "stated") -> list[Expr]:
     exprs = [*law_.poly, law_.ratio]
     for layer in law_.layers:
         exprs += [layer.s, layer.a, layer.c]
-    R, _ = sring(exprs)
+    E = ExactRing(exprs)
     run = _stated_moments if route == "stated" else _matrix_moments
-    D = R.to_domain()
-    return [sympy.expand(D.to_sympy(v)) for v in run(K, law_, R)]
+    return [E.to_sympy(v) for v in run(K, law_, E)]
 
 
 def law_moments(kind: str, K: int, theta1: object, theta2: object, heads: object,
