@@ -13,9 +13,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from numerics import spectra
-from numerics.chain import (MODEL_KEYS, chain_diagonals, gaussian_models, key_gram,
-                            score_models)
+from numerics.chain import MODEL_KEYS, chain_diagonals, gaussian_models, key_gram, score_models
 from numerics.sampling import attention, draw_rng, sample_scores
+from numerics.spike_norm import krylov_norm
+from theory.exponential import thetas
 from theory.linear_model import sigma_f, sigma_G
 
 MOMENTS = 4                 # m_1 … m_4
@@ -26,6 +27,8 @@ SPECTRA = tuple(key for key in MODEL_KEYS if key != "surrogate")   # the models 
 MATRICES_PER_DRAW = 6       # ℓ×ℓ float64 arrays alive at the peak of one draw, besides Q, K:
                             # the first root (ρ, Σ_f, eigh's copy, eigenvectors, workspace 2),
                             # held to the measured peak by tests/numerics/test_measure.py
+SPIKE_ALONE = "||(Sigma_G + s uu^T)^1/2 - Sigma_G^1/2||"
+"""The spike alone on a draw's keys, s = that draw's u^T(Sigma_f - Sigma_G)u (statistics key)."""
 TOP_ENTRIES = 8             # largest entries of M0 (distinct rows and columns) kept
 
 
@@ -206,7 +209,10 @@ def measure_draw(ell: int, d_qk: int, beta: float, seed: int, draw: int,
         mean, var = _mean_var(t * ell)
         statistics[f"r^T {name} r"] = (mean - float(expected), var)
         statistics[f"r^T {name} r expected"] = (float(expected), 0.0)   # tr(W Σ_f)
-    statistics["u^T (Sigma_f - Sigma_G) u"] = (uSu - float(u @ (sigma_G(rho, beta) @ u)), 0.0)
+    spike = uSu - float(u @ (sigma_G(rho, beta) @ u))
+    statistics["u^T (Sigma_f - Sigma_G) u"] = (spike, 0.0)
+    # the spike alone on this draw's keys: ||(Sigma_G + s uu^T)^1/2 - Sigma_G^1/2||, s its own
+    statistics[SPIKE_ALONE] = (krylov_norm(rho, *thetas(beta), max(spike, 0.0)), 0.0)
     del Y_Q
     previous = None
     models = gaussian_models(rho, Sf, beta, rng)      # Σ_f goes once its root is taken

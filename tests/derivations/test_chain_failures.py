@@ -9,6 +9,8 @@ import numerics.law_draws
 import numerics.measure
 import numerics.sampling
 import numerics.spectra
+import numerics.spike_norm
+import theory.spike
 from derivations import ledger_draws
 from derivations.params import Params
 from derivations.steps import (
@@ -84,9 +86,26 @@ def test_wrong_sigma_f_formula_fails_quadrature(monkeypatch):
 
 
 def test_wrong_spike_fails(monkeypatch):
-    right = chain_ylinq_ylinf.spike
-    monkeypatch.setattr(chain_ylinq_ylinf, "spike", lambda: 2 * right())
-    assert not passed(chain_ylinq_ylinf.check(SMALL))
+    """s doubled where both routes of the operator-norm limit read it: they still agree, and
+    the samples reject it."""
+    right = theory.spike.strength
+    monkeypatch.setattr(theory.spike, "strength", lambda: 2 * right())
+    tables = chain_ylinq_ylinf.check(SMALL)
+    assert chain_ylinq_ylinf.routes_table(SMALL).passed and not passed(tables)
+
+
+def test_issue_27_rank_one_operator_limit_fails(monkeypatch):
+    """The old limit √(θ₁ + s) − √θ₁ (Σ_G taken as scalar along u), given to both routes: a
+    rate row of the distance to it passed at the defaults, since that distance still shrank;
+    the value fitted to ell -> inf rejects it (0.107 against 0.181 at beta = 0.5, y = 4)."""
+    def rank_one(theta1, theta2, ratio, s):
+        value = (theta1 + s) ** 0.5 - theta1 ** 0.5
+        return {route: value for route in numerics.spike_norm.ROUTES}
+    monkeypatch.setattr(chain_ylinq_ylinf, "_routes", rank_one)
+    params = Params(beta=0.5, y=4, sizes=(250, 500, 1000), draws=3)
+    values = [t for t in chain_ylinq_ylinf.check(params) if t.title.startswith("The spike and")]
+    spike_row, alone, operator = values[0].verdicts
+    assert spike_row is True and alone is False and operator is False
 
 
 def test_wrong_limit_moments_fail(monkeypatch):
