@@ -4,6 +4,7 @@ one process (BLAS on one thread in both), and the options fail as bad input."""
 import pickle
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -119,3 +120,44 @@ def test_too_many_workers_or_too_much_memory_is_refused_before_any_worker_starts
     # one draw at ell = 1000 fits in that memory, two at once do not
     assert cli.main(["verify", "--steps", "M0-Y", "--sizes", "250,500,1000", "--workers", "2"]) == 2
     assert "2 draws at once" in capsys.readouterr().err and started == []
+
+
+def test_blas_threads_leave_the_busy_cores(monkeypatch):
+    """Each in-process draw takes the cores other processes leave free, at least one; a user's
+    own BLAS setting is kept."""
+    for name in parallel.ONE_THREAD:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setattr(parallel, "cores", lambda: 4)
+    for others, threads in ((0, 4), (1, 3), (3, 1), (9, 1)):
+        monkeypatch.setattr(parallel, "other_runnable", lambda n=others: n)
+        assert parallel.blas_threads() == threads
+    monkeypatch.setattr(parallel, "other_runnable", lambda: None)
+    assert parallel.blas_threads() is None
+    monkeypatch.setattr(parallel, "other_runnable", lambda: 3)
+    monkeypatch.setenv("OPENBLAS_NUM_THREADS", "2")
+    assert parallel.blas_threads() is None
+
+
+def test_draws_run_under_the_limit(monkeypatch):
+    from threadpoolctl import threadpool_info
+    for name in parallel.ONE_THREAD:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setattr(parallel, "blas_threads", lambda: 1)
+
+    def threads():
+        return max(i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas")
+
+    assert list(parallel.measured(threads, [(), ()])) == [(0, 1), (1, 1)]
+
+
+def test_other_runnable_counts_a_busy_process():
+    if parallel.other_runnable() is None:
+        pytest.skip("no /proc here")
+    code = "import time\nt = time.time()\nwhile time.time() - t < 3: pass\n"
+    busy = subprocess.Popen([sys.executable, "-c", code])
+    try:
+        time.sleep(0.5)
+        assert parallel.other_runnable() >= 1
+    finally:
+        busy.kill()
+        busy.wait()
