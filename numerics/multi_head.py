@@ -161,7 +161,8 @@ def measure_output_draw(shape: Shape, beta: float, seed: int, draw: int,
     unless tied), then for each head Q_r, W_r V and its block of G_O (d_V × d_O), so that the
     numbers depend on nothing else. W_r enters only as W_r V, whose rows are i.i.d.
     N(0, VᵀV) given V: it is drawn as Z (VᵀV)^{1/2}, Z (n × d_V) standard (n d_V normals and
-    no n×n product, in place of n²).
+    no n×n product, in place of n²), where d_V ≤ n; for wider values (d_V > n, y < 1) as
+    W_r V itself, whose n²d_V flops beat the d_V³ of the root.
 
     .. math:: \\mathrm{MHA}^\\perp = \\sum_r A_r^\\perp V_r W^O_r, \\qquad
               n^{-1/2}\\mathrm{MHA}^G = \\sum_r n^{-1/2} Y^G_r V_r W^O_r,
@@ -173,8 +174,11 @@ def measure_output_draw(shape: Shape, beta: float, seed: int, draw: int,
     for _ in range(shape.kv_heads):
         keys.append(rng.standard_normal((n, dk)))
         vals.append(keys[-1] if shape.sharing == "kv" else rng.standard_normal((n, dv)))
-        lam, vecs = np.linalg.eigh(vals[-1].T @ vals[-1])
-        roots.append((vecs * np.sqrt(np.clip(lam, 0.0, None))) @ vecs.T)   # (VᵀV)^{1/2}
+        if dv <= n:     # (VᵀV)^{1/2}: a d_V × d_V eigh, cheaper than W_r V when d_V <= n
+            lam, vecs = np.linalg.eigh(vals[-1].T @ vals[-1])
+            roots.append((vecs * np.sqrt(np.clip(lam, 0.0, None))) @ vecs.T)
+        else:           # wide values: W_r V itself (n²d_V flops, not a d_V³ eigh)
+            roots.append(None)
     theta1, theta2 = thetas(beta)
     out = {"softmax": np.zeros((n, shape.d_o)), "gaussian": np.zeros((n, shape.d_o))}
     values_gram = np.zeros((n, n)) if values else None
@@ -183,7 +187,9 @@ def measure_output_draw(shape: Shape, beta: float, seed: int, draw: int,
         K, V, root = keys[shape.group(r)], vals[shape.group(r)], roots[shape.group(r)]
         S = rng.standard_normal((n, dk)) @ K.T
         S /= np.sqrt(dk)
-        WV = rng.standard_normal((n, dv)) @ root     # W_r V: rows i.i.d. N(0, VᵀV) given V
+        # W_r V: rows i.i.d. N(0, VᵀV) given V
+        WV = rng.standard_normal((n, dv)) @ root if root is not None else \
+            rng.standard_normal((n, n)) @ V
         block = rng.standard_normal((dv, shape.d_o)) * scale
         A = attention(S, beta)          # a new array: S is kept for the Gaussian model
         A -= 1.0 / n

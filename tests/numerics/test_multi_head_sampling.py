@@ -25,11 +25,12 @@ def test_perron_value_of_several_heads_from_the_identity():
     assert abs(d.frob2 - np.sum(A * A)) <= 1e-10
 
 
-@pytest.mark.parametrize("sharing, kv", [("none", None), ("mqa", 1), ("kv", None)])
-def test_the_gaussian_model_has_its_exact_mean_eigenvalue(sharing, kv):
+@pytest.mark.parametrize("sharing, kv, d_v", [("none", None, 20), ("mqa", 1, 20),
+                                              ("kv", None, 20), ("none", None, 90)])
+def test_the_gaussian_model_has_its_exact_mean_eigenvalue(sharing, kv, d_v):
     """E m₁(n^-1/2 MHA^G) = γ_O θ₁ for independent V (exactly, at any n); with K = V the
-    layer's m₁ is larger (θ₂ n/d_K more)."""
-    shape = nm.Shape(n=60, heads=3, d_k=20, d_v=20, d_o=40, kv_heads=kv, sharing=sharing)
+    layer's m₁ is larger (θ₂ n/d_K more). d_V = 90 > n draws W_r V itself (not Z(VᵀV)^1/2)."""
+    shape = nm.Shape(n=60, heads=3, d_k=d_v, d_v=d_v, d_o=40, kv_heads=kv, sharing=sharing)
     draws = [nm.measure_output_draw(shape, 1.0, 0, k) for k in range(30)]
     m1 = np.array([np.mean(d.gaussian) for d in draws])
     expected = shape.gammas[2] * thetas(1.0)[0]
