@@ -4,7 +4,9 @@ m₁ of each model against its exact mean at each ℓ (``theory.chain_means``), 
 of the bulk (the limit law's definition: the top values clipped) fitted to ℓ → ∞ against
 those of ν∞, the law every model of the chain shares in the limit. Clipping matters for
 the models with entries f(S), whose rare large entries make outliers: at the defaults it
-takes the detectable error of their m₄ from about 230% to about 20%.
+takes the detectable error of their m₄ from about 230% to about 20%. For the models built
+from the softmax's scores, the clip and the sizes of the fit follow the limit law's regimes
+(``derivations.steps.limit_law.regimes``): the predicted outliers and the exact mass.
 """
 
 from __future__ import annotations
@@ -12,11 +14,13 @@ from __future__ import annotations
 from derivations import evidence as ev
 from derivations.params import Params
 from derivations.step import Table
-from derivations.steps.limit_law import BULK_POWERS, CLIP_TOP, K, limit_values
+from derivations.steps.limit_law import BULK_POWERS, CLIP_TOP, K, limit_values, regimes
 from derivations.steps.normalizer import evaluate, tail_bound
 from numerics.spectra import clipped_moments
 from theory import chain_means
 
+GAUSSIAN = ("Y_lin_Q", "Y_lin_f")
+"""Models with Gaussian rows: no large entries, no saturation, so no regime to respect."""
 DEGREE = 2      # m₁ is of degree 2 in X_ij (E X² is m_2): z-tested where d_qk > (4·2)²β²
 
 
@@ -38,11 +42,15 @@ def values_table(sw: ev.Sweep, params: Params, model: str, shown: str) -> Table:
             table.add([f"m_1({shown}) at ell = {ell}", "", "", "", f"not tested: d_qk <= "
                        f"{bound:g} (heavy tails)", ""])
     nu = limit_values(params)[0]
+    clip, regime = CLIP_TOP, None
+    if model not in GAUSSIAN:       # entries from the softmax's scores: its regimes
+        reg = regimes(params, sizes)
+        clip, regime = reg.clip, reg.bulk
     for q in range(1, K + 1):
-        ev.limit_row(table, f"m_{q}({shown}), bulk (top {CLIP_TOP} clipped), ell -> inf", sizes,
-                     ev.per_size(sw, lambda m, q=q: clipped_moments(m.spectra[model], K,
-                                                                   CLIP_TOP)[q - 1]),
-                     nu[q - 1], BULK_POWERS)
+        ev.limit_row(table, f"m_{q}({shown}), bulk (top {clip} clipped), ell -> inf", sizes,
+                     ev.per_size(sw, lambda m, q=q: clipped_moments(
+                         m.spectra[model], K, min(clip, m.spectra[model].size - 1))[q - 1]),
+                     nu[q - 1], BULK_POWERS, regime=regime)
     return table
 
 

@@ -26,7 +26,7 @@ from collections.abc import Callable
 import numpy as np
 
 from derivations.params import Params
-from derivations.step import Table, fmt, pm, stouffer
+from derivations.step import INCONCLUSIVE, Table, fmt, pm, stouffer
 from numerics import stats
 from numerics.measure import RANK_RTOL, DrawMeasurement
 
@@ -323,8 +323,23 @@ def extrapolated(sizes, values: list[np.ndarray], powers: tuple[float, ...]) -> 
 
 def limit_row(table: Table, label: str, sizes, values: list[np.ndarray], predicted: float,
               powers: tuple[float, ...], judged: bool = True,
-              scale: float | None = None) -> stats.Limit:
-    """Fit the ℓ → ∞ value of ``values`` and judge it against ``predicted``."""
+              scale: float | None = None, regime=None) -> stats.Limit | None:
+    """Fit the ℓ → ∞ value of ``values`` and judge it against ``predicted``.
+
+    ``regime`` (a ``derivations.regimes.Regime``): the fit takes the largest sizes inside it
+    (at least three); with fewer, the row is INCONCLUSIVE, says why and what would decide,
+    and None is returned.
+    """
+    if regime is not None:
+        first = regime.first()
+        if first is None:
+            mean, se = mean_se(values[-1])
+            table.add([label, f"{pm(mean, se)} at {max(sizes)}", fmt(predicted, 8), "",
+                       f"not in its regime: {regime.why}; {regime.need_text}", ""], INCONCLUSIVE)
+            return None
+        if first:
+            sizes, values = list(sizes)[first:], list(values)[first:]
+            label = f"{label} (ell >= {sizes[0]}, the sizes in its regime)"
     limit = extrapolated(sizes, values, powers)
     value_row(table, label, limit.value, limit.se, limit.dof, predicted, fit_text(limit),
               judged, scale)

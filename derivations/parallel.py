@@ -19,7 +19,6 @@ another busy process is slowed several times (a chain draw at ℓ = 500 beside t
 from __future__ import annotations
 
 import os
-import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 
@@ -110,31 +109,24 @@ def cores() -> int:
 
 
 def other_runnable() -> int | None:
-    """Threads of other processes running or waiting for a core now (Linux ``/proc``; the
-    median of three looks 10 ms apart); None where ``/proc`` cannot tell."""
-    def once() -> int:
-        me, count = str(os.getpid()), 0
-        for pid in os.listdir("/proc"):
-            if not pid.isdigit() or pid == me:
-                continue
-            try:
-                for tid in os.listdir(f"/proc/{pid}/task"):
-                    with open(f"/proc/{pid}/task/{tid}/stat", "rb") as f:
-                        stat = f.read()
-                    count += stat[stat.rindex(b")") + 2:][:1] == b"R"
-            except (OSError, ValueError):
-                continue        # the process or thread ended meanwhile
-        return count
-
+    """Threads of other processes running or waiting for a core now (Linux ``/proc``, a few
+    milliseconds); None where ``/proc`` cannot tell."""
+    me, count = str(os.getpid()), 0
     try:
-        looks = []
-        for k in range(3):
-            if k:
-                time.sleep(0.01)
-            looks.append(once())
+        pids = os.listdir("/proc")
     except OSError:
         return None
-    return sorted(looks)[1]
+    for pid in pids:
+        if not pid.isdigit() or pid == me:
+            continue
+        try:
+            for tid in os.listdir(f"/proc/{pid}/task"):
+                with open(f"/proc/{pid}/task/{tid}/stat", "rb") as f:
+                    stat = f.read()
+                count += stat[stat.rindex(b")") + 2:][:1] == b"R"
+        except (OSError, ValueError):
+            continue        # the process or thread ended meanwhile
+    return count
 
 
 def blas_threads() -> int | None:

@@ -19,11 +19,21 @@ import sympy as sp
 
 from derivations import evidence as ev
 from derivations import heads_draws
+from derivations import regimes as rg
 from derivations.params import Params
 from derivations.step import Step, Table, digits_agree, digits_text
-from derivations.steps.limit_law import (BULK_POWERS, CLIP_TOP, EDGE_POWERS, EDGE_SLOPE,
-                                         FULL_POWERS, MOMENT_SLOPE, exact_m1, powers_text,
-                                         rates_table)
+from derivations.steps.limit_law import (
+    BULK_POWERS,
+    CLIP_TOP,
+    EDGE_POWERS,
+    EDGE_SLOPE,
+    FULL_POWERS,
+    MOMENT_SLOPE,
+    exact_m1,
+    powers_text,
+    rates_table,
+    regimes,
+)
 from numerics import multi_head_law as mhl
 from theory import limit_law as ll
 from theory import multi_head as mh
@@ -125,22 +135,27 @@ def limit_values(params: Params) -> tuple[np.ndarray, float]:
 def _values(table: Table, draws: dict, params: Params, nu: np.ndarray, edge: float,
             label: str, full: bool) -> None:
     """m₁ against its exact mean; the bulk's m₁..m₄ fitted to n → ∞; with ``full``, the full
-    spectrum's m₁..m₄ and the bulk edge too."""
+    spectrum's m₁..m₄ and the bulk edge too. The fits keep to their regimes (the single
+    head's, ``limit_law.regimes``, for h heads of n tokens)."""
     sizes = sorted(draws)
-    per = lambda fn: ev.per_size(draws, fn)  # noqa: E731
+    reg = regimes(params, sizes, params.heads)
+    per = lambda fn: ev.per_size(draws, fn)
     ev.exact_rows(table, f"m_1({label}), full", sizes, per(lambda d: d.moments(1)[0]),
                   [exact_m1(params, n) for n in sizes], "n")
     if full:
         for q in range(1, K + 1):
             ev.limit_row(table, f"m_{q}({label}), full, n -> inf", sizes,
-                         per(lambda d, q=q: d.moments(K)[q - 1]), nu[q - 1], FULL_POWERS)
+                         per(lambda d, q=q: d.moments(K)[q - 1]), nu[q - 1], FULL_POWERS,
+                         regime=reg.full)
     for q in range(1, K + 1):
-        ev.limit_row(table, f"m_{q}({label}), bulk (top {CLIP_TOP} clipped), n -> inf", sizes,
-                     per(lambda d, q=q: d.clipped(K, CLIP_TOP)[q - 1]), nu[q - 1], BULK_POWERS)
+        ev.limit_row(table, f"m_{q}({label}), bulk (top {reg.clip} clipped), n -> inf", sizes,
+                     per(lambda d, q=q: d.clipped(K, min(reg.clip, d.eigs.size - 1))[q - 1]),
+                     nu[q - 1], BULK_POWERS, regime=reg.bulk)
     if full:
-        r = params.remove_top
+        r = reg.edge_cut
         ev.limit_row(table, f"bulk edge lambda_{r + 1}({label}), n -> inf", sizes,
-                     per(lambda d: d.eigs[r]), edge, EDGE_POWERS)
+                     per(lambda d: d.eigs[min(r, d.eigs.size - 1)]), edge, EDGE_POWERS,
+                     regime=reg.edge)
 
 
 def check(params: Params) -> list[Table]:
@@ -156,9 +171,10 @@ def check(params: Params) -> list[Table]:
     ev.exact_rows(perron, "||A||_F^2/h", sizes, frob, [1 + exact_m1(params, n) for n in sizes],
                   "n")
     limit = float(sp.exp(positive_beta(params.beta) ** 2))
-    ev.limit_row(perron, "||A||_F^2/h, n -> inf", sizes, frob, limit, FULL_POWERS)
+    mass = rg.mass(params.beta, params.y, sizes)
+    ev.limit_row(perron, "||A||_F^2/h, n -> inf", sizes, frob, limit, FULL_POWERS, regime=mass)
     ev.limit_row(perron, "s_1(A)/sqrt(h), n -> inf", sizes,
-                 ev.per_size(law, lambda d: d.s1 / np.sqrt(h)), 1.0, FULL_POWERS)
+                 ev.per_size(law, lambda d: d.s1 / np.sqrt(h)), 1.0, FULL_POWERS, regime=mass)
     tables = [routes_table(params), values, perron]
     if h > 1:
         mqa = ev.value_table(f"Multi-query: the {h} heads share one key; the same law "
@@ -167,7 +183,9 @@ def check(params: Params) -> list[Table]:
         _values(mqa, heads_draws.mqa_sweep(params), params, nu, edge, f"{shown}, one key",
                 False)
         tables.append(mqa)
-    rates = rates_table(params, law, nu, edge, shown, f"nu_(inf,{h})", "M", "n")
+    reg = regimes(params, sizes, h)
+    rates = rates_table(params, law, nu, edge, shown, f"nu_(inf,{h})", "M", "n",
+                        reg.all_inside, reg.edge_cut)
     return tables + [rates]
 
 

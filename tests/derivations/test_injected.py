@@ -162,5 +162,6 @@ def test_value_rows_say_what_they_detect():
     tables = limit_law.check(SMALL)
     values = [v for t in tables for v in t.values]
     assert values and all(np.isfinite(v["detectable"]) and v["detectable"] > 0 for v in values)
-    assert {v["quantity"] for v in values} >= {"m_2(M0), full, ell -> inf",
-                                               "bulk edge lambda_4(M0), ell -> inf"}
+    names = [v["quantity"] for v in values]     # a fit on the sizes of its regime says so
+    assert any(n.startswith("m_2(M0), full, ell -> inf") for n in names)
+    assert any(n.startswith("bulk edge lambda_") for n in names)

@@ -77,13 +77,17 @@ def test_one_head_gives_the_numbers_of_the_single_head_step():
     multi = {v["quantity"]: v for t in multi_head_law.check(params) for v in t.values}
     pairs = [("m_1(M0), full at ell = 200", "m_1(sqrt(n/1) A_perp), full at n = 200"),
              ("m_2(M0), full, ell -> inf", "m_2(sqrt(n/1) A_perp), full, n -> inf"),
-             ("m_4(M0), bulk (top 2 clipped to lambda_3), ell -> inf",
-              "m_4(sqrt(n/1) A_perp), bulk (top 2 clipped), n -> inf"),
-             ("bulk edge lambda_4(M0), ell -> inf",
-              "bulk edge lambda_4(sqrt(n/1) A_perp), n -> inf")]
+             ("m_4(M0), bulk (top 2 clipped", "m_4(sqrt(n/1) A_perp), bulk (top 2 clipped"),
+             ("bulk edge lambda_", "bulk edge lambda_")]     # the same regimes, the same cuts
+
+    def named(found, prefix):
+        (key,) = [k for k in found if k.startswith(prefix)]
+        return found[key]
+
     for a, b in pairs:
-        assert multi[b]["estimate"] == single[a]["estimate"] and multi[b]["se"] == single[a]["se"]
-        assert multi[b]["predicted"] == pytest.approx(single[a]["predicted"], rel=1e-12)
+        one, many = named(single, a), named(multi, b)
+        assert many["estimate"] == one["estimate"] and many["se"] == one["se"]
+        assert many["predicted"] == pytest.approx(one["predicted"], rel=1e-12)
 
 
 def test_heads_too_many_for_the_sizes_are_refused_naming_the_smallest_ell():

@@ -1,0 +1,201 @@
+"""Where a fit to ℓ → ∞ can decide: the asymptotic regime of a row, stated before any sample
+is read, from the theory attnge has (docs/math.md §4 and §6).
+
+A fit m(ℓ) = m∞ + b₁ℓ^{-p₁} + … extrapolates correctly only from sizes where the
+finite-size terms have that form. Two effects break it at large β or small sizes, and both
+are predicted:
+
+- **the mass**: a softmax row saturates (A_ij ≤ 1) once its largest entries reach ℓ; its
+  exact mean m₁(√ℓA⊥) at each ℓ (``numerics.softmax_mass``) shows how far the sizes are
+  from θ₁. The exact deficits, fitted the way the rows fit (b₁/ℓ + b₂/ℓ²), must extrapolate
+  to within ``MASS_SHARE`` of 0 (where they decay as slowly as at β = 1.5, −25% … −6% over
+  ℓ = 250 … 2000, they miss it by 3%); the smallest sizes are dropped until they do.
+- **the outliers**: each entry of √ℓA⊥ above a_c makes one outlier (``theory.outliers``);
+  their expected number N(ℓ) (``numerics.outliers``) is taken out of the bulk by prediction,
+  the top r(ℓ) = max(base, the 99% Poisson quantile of N(ℓ)) values, one r for the sizes of
+  a fit, at most ``BULK_SHARE`` of the smallest. The full spectrum keeps the outliers: its
+  finite-size term is b/ℓ only while N(ℓ) does not grow, so a size counts for it while N
+  grows by at most ``GROWTH`` from the size before (the smallest: to the next). Where it
+  does, a fixed clip of the bulk gives the same limit too (the steps keep their clip there,
+  and take the predicted outliers out elsewhere); the bulk edge needs them all above it.
+
+A fit uses the largest sizes in the regime, at least ``MIN_SIZES`` of them; with fewer the
+row is INCONCLUSIVE and names the smallest ℓ from which the rule admits three sizes.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+from scipy.stats import poisson
+
+from numerics import stats
+from numerics.outliers import expected_entries_above
+from numerics.softmax_mass import expected_mass_difference
+from theory import outliers as th
+from theory.inputs import d_qk as d_rule
+
+MASS_SHARE = 0.01
+MASS_POWERS = (1.0, 2.0)
+BULK_SHARE = 0.2
+QUANTILE = 0.99
+GROWTH = 1.5
+"""The full spectrum's outliers may grow by this factor from one size to the next (per
+doubling of ℓ) and still count as an O(1/ℓ) term."""
+MIN_SIZES = 3
+SEARCH_MAX = 10**12
+"""The largest ℓ a 'needs' is looked for at (a doubling grid from the run's largest size)."""
+
+
+@dataclass(frozen=True)
+class Regime:
+    """Which sizes a fit may use, why the others may not, and what would decide.
+
+    ``inside``: per size, in size order; ``why``: what puts a size outside, with numbers;
+    ``need``: the smallest ℓ from which the rule admits three sizes (ℓ, 2ℓ, 4ℓ), None where
+    none up to ``SEARCH_MAX`` does; ``beta`` for the text.
+    """
+
+    inside: tuple[bool, ...]
+    why: str = ""
+    need: int | None = 0
+    beta: float = 0.0
+
+    def first(self) -> int | None:
+        """Index of the first of the largest sizes that are all inside, if there are at least
+        ``MIN_SIZES`` of them; None otherwise."""
+        k = len(self.inside)
+        while k > 0 and self.inside[k - 1]:
+            k -= 1
+        return k if len(self.inside) - k >= MIN_SIZES else None
+
+    @property
+    def need_text(self) -> str:
+        if self.need is None:
+            return f"no ell up to {SEARCH_MAX:.0e} decides it at beta = {self.beta:g}"
+        return (f"needs three sizes from ell >= {self.need} (ell, 2 ell, 4 ell) at "
+                f"beta = {self.beta:g}")
+
+
+def both(*regimes: Regime) -> Regime:
+    """Sizes inside every regime; the reasons of those that exclude some, and the largest of
+    their needs."""
+    inside = tuple(all(r.inside[i] for r in regimes) for i in range(len(regimes[0].inside)))
+    out = [r for r in regimes if not all(r.inside)]
+    if not out:
+        return Regime(inside)
+    needs = [r.need for r in out]
+    return Regime(inside, "; ".join(r.why for r in out),
+                  None if None in needs else max(needs), out[0].beta)
+
+
+def _doubling(start: int) -> Iterator[int]:
+    """start, 2 start, 4 start, … while 4ℓ ≤ ``SEARCH_MAX``."""
+    ell = start
+    while ell * 4 <= SEARCH_MAX:
+        yield ell
+        ell *= 2
+
+
+def _first_admitting(ok: Callable[[int], bool], start: int) -> int | None:
+    """The smallest ℓ ≥ start on a doubling grid from which ``ok`` holds at three sizes in a
+    row (ℓ, 2ℓ, 4ℓ); None below ``SEARCH_MAX``."""
+    return next((ell for ell in _doubling(start) if ok(ell) and ok(2 * ell) and ok(4 * ell)),
+                None)
+
+
+@lru_cache(maxsize=256)
+def mass_deficit(beta: float, y: float, ell: int) -> float:
+    """E m₁(√ℓA⊥)/θ₁ − 1 at ℓ and d_qk = round(ℓ/y), exactly."""
+    return float(expected_mass_difference(beta, ell, d_rule(ell, y)))
+
+
+def _mass_bias(beta: float, y: float, sizes: Sequence[int]) -> float:
+    """The exact relative mass deficits at ``sizes``, extrapolated to ℓ → ∞ the way the rows
+    fit (m∞ + b₁/ℓ + b₂/ℓ², as far as the sizes allow): where they follow that form, this is
+    0, the deficit's true limit."""
+    deficits = [mass_deficit(beta, y, ell) for ell in sizes]
+    k = len(sizes)
+    return stats.extrapolate(sizes, deficits, [1.0] * k, [math.inf] * k,
+                             MASS_POWERS[:max(1, k - 2)]).value
+
+
+def mass(beta: float, y: float, sizes: Sequence[int]) -> Regime:
+    """The largest sizes (three at least) whose exact mass deficits, fitted as the rows fit,
+    extrapolate to within ``MASS_SHARE`` of 0."""
+    sizes = list(sizes)
+    for first in range(len(sizes) - MIN_SIZES + 1):
+        if abs(_mass_bias(beta, y, sizes[first:])) <= MASS_SHARE:
+            return Regime(tuple(i >= first for i in range(len(sizes))),
+                          "" if first == 0 else f"the exact mass's finite-size term is not "
+                          f"b/ell below ell = {sizes[first]}", 0, beta)
+    shares = ", ".join(f"{100 * mass_deficit(beta, y, ell):.0f}%" for ell in sizes)
+    found = next((ell for ell in _doubling(max(sizes)) if abs(_mass_bias(
+        beta, y, [ell, 2 * ell, 4 * ell])) <= MASS_SHARE), None)
+    return Regime((False,) * len(sizes), f"the exact mass m_1 misses theta1 by {shares} at "
+                  f"ell = {', '.join(map(str, sizes))} and its fit to ell -> inf misses it by "
+                  f"{100 * abs(_mass_bias(beta, y, sizes[-MIN_SIZES:])):.2g}% (saturation: the "
+                  f"finite-size term is not b/ell)", found, beta)
+
+
+@lru_cache(maxsize=256)
+def expected_outliers(beta: float, y: float, ell: int, heads: int = 1) -> float:
+    """N(ℓ): the expected number of entries of √ℓA⊥ above a_c, each an outlier; for h heads
+    of ℓ tokens, h times that (the single head's a_c: the multi-head law's own threshold
+    is not derived here)."""
+    a_c = float(th.edge_point(beta, y)[2])
+    return heads * float(expected_entries_above(a_c, ell, d_rule(ell, y), beta))
+
+
+def cut(beta: float, y: float, ell: int, base: int, heads: int = 1) -> int:
+    """r(ℓ) = max(base, the 99% Poisson quantile of N(ℓ)): the top values taken out."""
+    return max(base, int(poisson.ppf(QUANTILE, expected_outliers(beta, y, ell, heads))))
+
+
+def bulk(beta: float, y: float, sizes: Sequence[int], base: int,
+         heads: int = 1) -> tuple[Regime, int]:
+    """The bulk's regime and its cut: the largest sizes (three at least) for which one r, the
+    largest r(ℓ) among them, is at most ``BULK_SHARE`` of the smallest (one r for all the
+    sizes of a fit, so that the cut's own finite-size term keeps its form)."""
+    sizes = list(sizes)
+    r_of = [cut(beta, y, ell, base, heads) for ell in sizes]
+    for first in range(len(sizes) - MIN_SIZES + 1):
+        r = max(r_of[first:])
+        if r <= BULK_SHARE * sizes[first]:
+            return Regime(tuple(i >= first for i in range(len(sizes))),
+                          "" if first == 0 else f"the predicted outliers fill more than "
+                          f"{100 * BULK_SHARE:g}% of the spectrum below ell = {sizes[first]}",
+                          0, beta), r
+    counts = ", ".join(f"{expected_outliers(beta, y, ell, heads):.3g}" for ell in sizes)
+    fits = lambda ell: max(cut(beta, y, v, base, heads) for v in (ell, 2 * ell, 4 * ell)) \
+        <= BULK_SHARE * ell
+    found = next((ell for ell in _doubling(max(sizes)) if fits(ell)), None)
+    return Regime((False,) * len(sizes), f"the predicted outliers ({counts} expected at ell = "
+                  f"{', '.join(map(str, sizes))}) fill more than {100 * BULK_SHARE:g}% of the "
+                  f"spectrum", found, beta), max(r_of)
+
+
+def full(beta: float, y: float, sizes: Sequence[int], heads: int = 1) -> Regime:
+    """The full spectrum: sizes where N(ℓ) grows by at most ``GROWTH`` from the size before
+    (the smallest: to the next), or stays below one: there the outliers are an O(1/ℓ) term
+    of every moment."""
+    def ok_at(ell: int, before: int) -> bool:
+        n = expected_outliers(beta, y, ell, heads)
+        return n <= max(GROWTH * expected_outliers(beta, y, before, heads), 1.0)
+
+    steps = [ok_at(ell, prev) for prev, ell in zip(sizes, sizes[1:])]
+    inside = tuple(steps[:1] + steps)
+    if all(inside):
+        return Regime(inside)
+    counts = ", ".join(f"{expected_outliers(beta, y, ell, heads):.3g}" for ell in sizes)
+    start = _first_admitting(lambda ell: ok_at(ell, ell // 2), max(sizes))
+    return Regime(inside, f"the predicted outliers ({counts} expected at ell = "
+                  f"{', '.join(map(str, sizes))}) grow with ell, so the full spectrum's "
+                  f"finite-size term is not b/ell", start, beta)
+
+
+__all__ = ["BULK_SHARE", "MASS_SHARE", "MIN_SIZES", "Regime", "both", "bulk", "cut",
+           "expected_outliers", "full", "mass", "mass_deficit"]

@@ -1,0 +1,51 @@
+"""Each fit to ell -> inf knows its regime: the mass and the outliers, predicted before the
+samples are read; outside it a row is INCONCLUSIVE and names the sizes that would decide."""
+
+import pytest
+
+from derivations import regimes as rg
+from derivations.params import Params
+from derivations.step import INCONCLUSIVE
+from derivations.steps import limit_law
+
+DEFAULT_LAW_SIZES = (125, 250, 500, 1000, 2000)
+
+
+def test_the_defaults_are_inside_every_regime():
+    reg = limit_law.regimes(Params(), DEFAULT_LAW_SIZES)
+    assert reg.all_inside and reg.clip == limit_law.CLIP_TOP
+    assert reg.edge_cut >= Params().remove_top      # every predicted outlier above the edge
+
+
+@pytest.mark.parametrize("beta, needs", [(1.5, 2000), (2.0, 64000)])
+def test_saturating_sizes_are_outside_and_name_what_decides(beta, needs):
+    """The exact mass misses theta1 by 25% (beta = 1.5) and 67% (beta = 2) at ell = 250, and
+    its deficits decay too slowly for b/ell: fitted so, they miss 0 by 3% and 32%."""
+    mass = rg.mass(beta, 1.0, DEFAULT_LAW_SIZES)
+    assert not any(mass.inside) and mass.need == needs
+    assert f"from ell >= {needs}" in mass.need_text
+
+
+def test_growing_outliers_put_the_full_spectrum_outside():
+    """beta = 1.5: 24, 40, 63 outliers expected at ell = 250, 500, 1000, and growing."""
+    counts = [rg.expected_outliers(1.5, 1.0, ell) for ell in (250, 500, 1000)]
+    assert counts[0] > 20 and counts[2] > 1.5 * counts[0]
+    assert not any(rg.full(1.5, 1.0, (250, 500, 1000)).inside)
+
+
+def test_both_keeps_the_largest_need():
+    a = rg.Regime((False, True), "a", 4000, 1.5)
+    b = rg.Regime((True, False), "b", 16000, 1.5)
+    joined = rg.both(a, b)
+    assert joined.inside == (False, False) and joined.need == 16000 and joined.why == "a; b"
+    assert rg.both(a, rg.Regime((False, True), "c", None, 1.5)).need is None
+
+
+def test_issue_27_limit_law_at_beta_1_5_is_inconclusive_not_failed():
+    """At beta = 1.5, y = 1 the bulk edge fitted to ell -> inf was 76 against E = 36.6 (FAIL):
+    the sizes cannot decide, and the rows now say so and what would."""
+    tables = limit_law.check(Params(beta=1.5, y=1.0, sizes=(200, 400, 800), draws=3))
+    verdicts = [v for t in tables for v in t.verdicts]
+    assert False not in verdicts
+    undecided = [r for t in tables for r, v in zip(t.rows, t.verdicts) if v == INCONCLUSIVE]
+    assert len(undecided) == 9 and all("needs three sizes from ell >=" in r[4] for r in undecided)
