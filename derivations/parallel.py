@@ -18,7 +18,9 @@ another busy process is slowed several times (a chain draw at ℓ = 500 beside t
 
 from __future__ import annotations
 
+import math
 import os
+import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 
@@ -139,16 +141,32 @@ def blas_threads() -> int | None:
     return None if others is None else max(1, cores() - others)
 
 
+RECHECK_S = 1.0
+"""A decision of :func:`blas_threads` serves the draws of the next second (small draws come
+by the thousand; a look at /proc takes about 1.5 ms)."""
+_decided: list = [-math.inf, None]      # [time.monotonic() of the decision, threads]
+_controller: list = []                  # threadpoolctl's controller, made once (it scans libs)
+
+
+def reset() -> None:
+    """Forget the last BLAS decision (tests; the next draw looks again)."""
+    _decided[:] = [-math.inf, None]
+
+
 @contextmanager
 def blas_limited() -> Iterator[int | None]:
     """Run the block with :func:`blas_threads` BLAS threads (threadpoolctl); yields them."""
-    threads = blas_threads()
+    now = time.monotonic()
+    if now - _decided[0] > RECHECK_S:
+        _decided[:] = [now, blas_threads()]
+    threads = _decided[1]
     if threads is None:
         yield None
         return
-    from threadpoolctl import threadpool_limits
-
-    with threadpool_limits(limits=threads, user_api="blas"):
+    if not _controller:
+        from threadpoolctl import ThreadpoolController
+        _controller.append(ThreadpoolController())
+    with _controller[0].limit(limits=threads, user_api="blas"):
         yield threads
 
 
