@@ -18,8 +18,9 @@ import sympy as sp
 
 from derivations import chain_values, ledger_draws
 from derivations import evidence as ev
+from derivations import regimes as rg
 from derivations.params import Params
-from derivations.step import INCONCLUSIVE, Step, Table, digits_agree, digits_text, fmt, pm
+from derivations.step import Step, Table, digits_agree, digits_text, fmt, pm
 from numerics import spike_norm, stats
 from numerics.measure import SPIKE_ALONE
 from theory import exponential as ex
@@ -92,44 +93,36 @@ def routes_table(params: Params) -> Table:
     return table
 
 
-def operator_rows(table: Table, sw: ev.Sweep, limit: float) -> None:
-    """Judge ‖Y^lin_Q − Y^lin_f‖ against ``limit`` on the sizes of its asymptotic regime.
+def operator_rows(table: Table, sw: ev.Sweep, limit: float, beta_value: float) -> None:
+    """Judge ‖Y^lin_Q − Y^lin_f‖ against ``limit`` on the sizes of its regime.
 
     Its shift over the spike alone on the same draw (``SPIKE_ALONE``), the part that the rest
-    of Σ_f − Σ_G adds to the top singular value, must fade. Where three sizes or more (the
-    largest ones) shift it by at most ``REGIME`` of the spike alone, their fit to ℓ → ∞ is
-    judged;
-    else the row is INCONCLUSIVE and names the sizes where the fitted decay of the shift
-    reaches that, or FAILs when the shift grows with ℓ.
+    of Σ_f − Σ_G adds to the top singular value, must fade. The sizes where it is at most
+    ``REGIME`` of the spike alone make the regime (``derivations.regimes.Regime``; its need:
+    the ℓ where the fitted decay of the shift reaches that); the row FAILs when the shift
+    grows with ℓ.
     """
     sizes = sorted(sw)
     full = ev.per_size(sw, lambda m: m.differences[KEY]["op"])
     alone = [float(np.mean(v)) for v in ev.per_size(sw, lambda m: m.statistics[SPIKE_ALONE][0])]
     mean_shift = [float(np.mean(f)) - a for f, a in zip(full, alone)]
     share = [v / a for v, a in zip(mean_shift, alone)]
-    first = len(sizes)
-    while first > 0 and share[first - 1] <= REGIME:
-        first -= 1
     label = "||Y_lin_Q - Y_lin_f||, ell -> inf"
-    if len(sizes) - first >= 3:
-        ev.limit_row(table, label + ("" if first == 0 else f" (ell >= {sizes[first]})"),
-                     sizes[first:], full[first:], limit, POWERS)
-        return
     rate = stats.fit_rate(sizes, mean_shift) if min(mean_shift) > 0 else None
     if rate is not None and rate.slope > rate.width():
         how = (f"the shift over the spike alone grows with ell: {fmt(mean_shift[-1], 3)} at "
                f"ell = {sizes[-1]}, slope {fmt(rate.slope, 3)} ± {fmt(rate.se, 2)}")
         table.add([label, pm(*ev.mean_se(full[-1])), fmt(limit, 8), "", how, ""], False)
         return
-    how = (f"not in its regime: the rest of Sigma_f - Sigma_G shifts it by "
-           f"{', '.join(fmt(v, 2) for v in share)} of the spike alone at ell = "
-           f"{', '.join(map(str, sizes))} (> {REGIME:g} at the largest); ")
+    need = None        # where the fitted decay brings the share to REGIME (None: no decay)
     if rate is not None and rate.slope < 0:
-        ratio = (share[-1] / REGIME) ** (-1 / rate.slope)
-        how += f"needs three sizes from ell >= {int(math.ceil(sizes[-1] * ratio / 50) * 50)}"
-    else:
-        how += "the shift does not decay yet over these sizes: needs larger ell"
-    table.add([label, pm(*ev.mean_se(full[-1])), fmt(limit, 8), "", how, ""], INCONCLUSIVE)
+        need = int(math.ceil(sizes[-1] * (share[-1] / REGIME) ** (-1 / rate.slope) / 50) * 50)
+    regime = rg.Regime(tuple(v <= REGIME for v in share),
+                       f"the rest of Sigma_f - Sigma_G shifts it by "
+                       f"{', '.join(fmt(v, 2) for v in share)} of the spike alone at ell = "
+                       f"{', '.join(map(str, sizes))} (a size counts within {REGIME:g})",
+                       max(need, sizes[-1]) if need else need, beta_value)
+    ev.limit_row(table, label, sizes, full, limit, POWERS, regime=regime)
 
 
 def check(params: Params) -> list[Table]:
@@ -142,7 +135,7 @@ def check(params: Params) -> list[Table]:
                  ev.per_size(sw, lambda m: m.statistics[SPIKE][0]), s, POWERS)
     ev.limit_row(values, f"{SPIKE_ALONE} on the draw's keys (s its own), ell -> inf", sizes,
                  ev.per_size(sw, lambda m: m.statistics[SPIKE_ALONE][0]), limit_op, POWERS)
-    operator_rows(values, sw, limit_op)
+    operator_rows(values, sw, limit_op, params.beta)
     norms = ev.rate_table("Norms of Y^lin_Q - Y^lin_f (shared G) against ell (mean over draws)",
                           params)
     ev.rate_row(norms, "||Y_lin_Q - Y_lin_f||_F / sqrt(ell)", params,
