@@ -135,9 +135,9 @@ def mass(beta: float, y: float, sizes: Sequence[int]) -> Regime:
     shares = ", ".join(f"{100 * mass_deficit(beta, y, ell):.0f}%" for ell in sizes)
     found = next((ell for ell in _doubling(max(sizes)) if abs(_mass_bias(
         beta, y, [ell, 2 * ell, 4 * ell])) <= MASS_SHARE), None)
-    return Regime((False,) * len(sizes), f"the exact mass m_1 misses theta1 by {shares} at "
-                  f"ell = {', '.join(map(str, sizes))} and its fit to ell -> inf misses it by "
-                  f"{100 * abs(_mass_bias(beta, y, sizes[-MIN_SIZES:])):.2g}% (saturation: the "
+    return Regime((False,) * len(sizes), f"the exact mass m_1 differs from theta1 by "
+                  f"{shares} at ell = {', '.join(map(str, sizes))} and its fit to ell -> inf "
+                  f"misses it by {100 * abs(_mass_bias(beta, y, sizes[-MIN_SIZES:])):.2g}% (its "
                   f"finite-size term is not b/ell)", found, beta)
 
 
