@@ -58,12 +58,20 @@ def rate_table(title: str, params: Params, note: str = "", sizes=None,
 
 def rate_row(table: Table, label: str, params: Params, values: list[np.ndarray],
              predicted: float, rule: str = "agree", tol: float = 0.1,
-             judged: bool = True, limit: float | None = None, sizes=None) -> stats.Rate:
+             judged: bool = True, limit: float | None = None, sizes=None,
+             regime=None) -> stats.Rate:
     """Add 'label: mean ± se per size, fitted slope ± se, predicted, rule' to a table.
 
     ``limit``: the slope the rule compares with, when it is not the predicted one (a rule
     weaker than the prediction, e.g. a bound that holds only for bounded norms).
+    ``regime`` (a ``derivations.regimes.Regime``): where some size is outside it, the row is
+    INCONCLUSIVE and its rule says what would decide.
     """
+    if regime is not None and not all(regime.inside):
+        cells = [pm(*mean_se(v)) for v in values]
+        table.add([label, *cells, "", fmt(predicted, 3),
+                   f"not in its regime at every size: {regime.need_text}"], INCONCLUSIVE)
+        return stats.Rate(float("nan"), float("nan"))
     limit = predicted if limit is None else limit
     sizes = params.sizes if sizes is None else sizes
     cells, means, ses = [], [], []

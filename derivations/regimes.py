@@ -29,6 +29,7 @@ import math
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import pairwise
 
 from scipy.stats import poisson
 
@@ -186,7 +187,7 @@ def full(beta: float, y: float, sizes: Sequence[int], heads: int = 1) -> Regime:
         n = expected_outliers(beta, y, ell, heads)
         return n <= max(GROWTH * expected_outliers(beta, y, before, heads), 1.0)
 
-    steps = [ok_at(ell, prev) for prev, ell in zip(sizes, sizes[1:])]
+    steps = [ok_at(ell, prev) for prev, ell in pairwise(sizes)]
     inside = tuple(steps[:1] + steps)
     if all(inside):
         return Regime(inside)

@@ -185,7 +185,7 @@ def check(params: Params) -> list[Table]:
         tables.append(mqa)
     reg = regimes(params, sizes, h)
     rates = rates_table(params, law, nu, edge, shown, f"nu_(inf,{h})", "M", "n",
-                        reg.all_inside, reg.edge_cut)
+                        reg.every, reg.edge_cut)
     return tables + [rates]
 
 
