@@ -17,8 +17,9 @@ import sympy as sp
 
 from derivations import evidence as ev
 from derivations import ledger_draws
+from derivations import regimes as rg
 from derivations.params import Params
-from derivations.step import Step, Table
+from derivations.step import INCONCLUSIVE, Step, Table
 from numerics.outliers import expected_entries_above
 from theory import outliers as th
 
@@ -46,6 +47,19 @@ def level(ell: int, E: float) -> float:
     return E * (1 + MARGIN * ell ** (-2 / 3))
 
 
+def regime(params: Params, sizes) -> rg.Regime:
+    """Isolated spikes on a ν∞ bulk: the mass in its regime and the outliers O(1), not
+    growing (``derivations.regimes``); at β = 1.5 dozens of them interact and the bulk
+    around them has not reached ν∞."""
+    return rg.both(rg.mass(params.beta, params.y, sizes),
+                   rg.full(params.beta, params.y, sizes))
+
+
+def _undecided(table: Table, ell, reg: rg.Regime, width: int) -> None:
+    table.add([ell, *[""] * (width - 2), f"not in its regime: {reg.why}; {reg.need_text}"],
+              INCONCLUSIVE)
+
+
 def location_table(sw: ev.Sweep, params: Params, E: float) -> Table:
     table = Table("Where the outliers sit: the k-th largest s^2 of M0 against lambda(a_k) of the "
                   f"k-th largest entry (distinct rows and columns), for predictions above "
@@ -53,8 +67,12 @@ def location_table(sw: ev.Sweep, params: Params, E: float) -> Table:
                   f"max(4 se, {LOCATION_TOL:g}) of 0, which is what it detects)",
                   ["ell", "outliers", "example (observed / predicted)",
                    "mean relative error ± se", "max |relative error|", "detectable"])
+    reg = regime(params, sorted(sw))
     pooled = []
-    for ell, draws in sw.items():
+    for (ell, draws), inside in zip(sorted(sw.items()), reg.inside):
+        if not inside:
+            _undecided(table, ell, reg, len(table.columns))
+            continue
         errors, example = [], ""
         for m in draws:
             predicted = [th.outlier_location(a, params.beta, params.y) for a in m.top_entries]
@@ -91,7 +109,12 @@ def count_table(sw: ev.Sweep, params: Params, E: float) -> Table:
                        "against the expected number of entries above the a that puts an "
                        "outlier there (Poisson)")
     zs, rse = [], []
-    for ell, draws in sw.items():
+    reg = regime(params, sorted(sw))
+    for (ell, draws), inside in zip(sorted(sw.items()), reg.inside):
+        if not inside:
+            table.add(["count", ell, "", "", f"not in its regime: {reg.why}; {reg.need_text}",
+                       ""], INCONCLUSIVE)
+            continue
         lam = level(ell, E)
         a = th.entry_for_location(lam, params.beta, params.y)
         expected = len(draws) * expected_entries_above(a, ell, params.d_qk(ell), params.beta)
