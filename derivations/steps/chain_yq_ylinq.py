@@ -12,9 +12,9 @@ import mpmath as mp
 import numpy as np
 import sympy as sp
 
-from derivations import chain_values
+from derivations import chain_values, ledger_draws
 from derivations import evidence as ev
-from derivations import ledger_draws
+from derivations import regimes as rg
 from derivations.params import Params
 from derivations.step import Step, Table, digits_agree, digits_text
 from numerics import spectra
@@ -90,7 +90,7 @@ def check(params: Params) -> list[Table]:
     ev.rate_row(dist, f"Kolmogorov distance of the bulks (top {r} removed)", params,
                 ev.per_size(sw, lambda m: spectra.kolmogorov_distance(
                     spectra.bulk(m.spectra["Y_Q"], r), spectra.bulk(m.spectra["Y_lin_Q"], r))),
-                -0.5, "at most")
+                -0.5, "at most", regime=rg.mass(params.beta, params.y, list(params.sizes)))
     ev.moment_rows(dist, sw, params, "Y_Q", "Y_lin_Q", -0.5, "at most", 0.1)
     return [sigma_table(params), chain_values.values_table(sw, params, "Y_lin_Q", "Y^lin_Q"),
             z, dist]

@@ -17,6 +17,7 @@ import sympy as sp
 
 from derivations import evidence as ev
 from derivations import heads_draws
+from derivations import regimes as rg
 from derivations.params import Params
 from derivations.step import Step, Table, digits_agree, digits_text
 from derivations.steps.limit_law import FULL_POWERS, exact_m1, powers_text
@@ -126,11 +127,11 @@ def routes_table(params: Params) -> Table:
 
 
 def _moment_rows(table: Table, draws: dict, key: str, label: str, law: list[float],
-                 sizes: list[int]) -> None:
+                 sizes: list[int], regime: rg.Regime | None) -> None:
     for q in range(1, K + 1):
         ev.limit_row(table, f"m_{q}({label}), n -> inf", sizes,
                      ev.per_size(draws, lambda d, q=q: d.moments(key, K)[q - 1]), law[q - 1],
-                     FULL_POWERS)
+                     FULL_POWERS, regime=regime)
 
 
 def values_table(params: Params, sharing: str, draws: dict) -> Table:
@@ -147,19 +148,20 @@ def values_table(params: Params, sharing: str, draws: dict) -> Table:
         ev.exact_rows(table, "m_1(n^-1/2 MHA^G)", sizes,
                       ev.per_size(draws, lambda d: d.moments("gaussian", 1)[0]),
                       [go * ex.thetas(params.beta)[0] for go in g], "n")
-    _moment_rows(table, draws, "softmax", "MHA_perp", law, sizes)
-    _moment_rows(table, draws, "gaussian", "n^-1/2 MHA^G", law, sizes)
+    mass = rg.mass(params.beta, params.y, sizes)    # the softmax heads' rows: their regime
+    _moment_rows(table, draws, "softmax", "MHA_perp", law, sizes, mass)
+    _moment_rows(table, draws, "gaussian", "n^-1/2 MHA^G", law, sizes, None)
     for q in range(1, K + 1):
         ev.limit_row(table, f"m_{q}(MHA_perp) - m_{q}(n^-1/2 MHA^G), same weights, n -> inf",
                      sizes, ev.per_size(draws, lambda d, q=q: d.moments("softmax", K)[q - 1]
                                         - d.moments("gaussian", K)[q - 1]),
-                     0.0, FULL_POWERS, scale=law[q - 1])
+                     0.0, FULL_POWERS, scale=law[q - 1], regime=mass)
     if sharing == "kv":
         kv = found["kv values"]
         for q in (1, 2):
             ev.limit_row(table, f"m_{q}([A_r_perp V_r]) (K = V), n -> inf", sizes,
                          ev.per_size(draws, lambda d, q=q: d.moments("values", 2)[q - 1]),
-                         kv[q - 1], FULL_POWERS)
+                         kv[q - 1], FULL_POWERS, regime=mass)
     return table
 
 
@@ -170,15 +172,16 @@ def distances_table(params: Params, outputs: dict) -> Table:
                           f"mean eigenvalue) and Kolmogorov distance (bound: slope "
                           f"{DISTANCE_SLOPE:g})", params, sizes=sizes, size_name="n")
     found = routes(params.beta, params.y, params.heads)
+    mass = rg.mass(params.beta, params.y, sizes)
     for sharing, draws in outputs.items():
         mean = found[LAWS[sharing]]["values"][0]
         ev.rate_row(table, f"relative W1, {sharing}", params,
                     ev.per_size(draws, lambda d, m=mean: relative_w1(d.softmax, d.gaussian, m)),
-                    DISTANCE_SLOPE, "at most", 0.1, sizes=sizes)
+                    DISTANCE_SLOPE, "at most", 0.1, sizes=sizes, regime=mass)
         ev.rate_row(table, f"Kolmogorov distance, {sharing}", params,
                     ev.per_size(draws, lambda d: spectra.kolmogorov_distance(d.softmax,
                                                                              d.gaussian)),
-                    DISTANCE_SLOPE, "at most", 0.1, sizes=sizes)
+                    DISTANCE_SLOPE, "at most", 0.1, sizes=sizes, regime=mass)
     return table
 
 
