@@ -158,7 +158,7 @@ def values_table(params: Params, law: dict, nu: np.ndarray, edge: float,
                  reg: Regimes) -> Table:
     sizes = sorted(law)
     table = ev.value_table("Values of nu_infinity from the sampled spectra of sqrt(ell) A_perp")
-    per = lambda fn: ev.per_size(law, fn)
+    per = lambda fn: ev.per_size(law, fn)  # noqa: E731
     ev.exact_rows(table, "m_1(M0), full", sizes, per(lambda d: d.moments(1)[0]),
                   [exact_m1(params, ell) for ell in sizes])
     for q in range(1, K + 1):

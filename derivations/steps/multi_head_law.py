@@ -139,7 +139,7 @@ def _values(table: Table, draws: dict, params: Params, nu: np.ndarray, edge: flo
     head's, ``limit_law.regimes``, for h heads of n tokens)."""
     sizes = sorted(draws)
     reg = regimes(params, sizes, params.heads)
-    per = lambda fn: ev.per_size(draws, fn)
+    per = lambda fn: ev.per_size(draws, fn)  # noqa: E731
     ev.exact_rows(table, f"m_1({label}), full", sizes, per(lambda d: d.moments(1)[0]),
                   [exact_m1(params, n) for n in sizes], "n")
     if full:

@@ -38,7 +38,7 @@ def derive(params: Params) -> dict[str, sp.Expr | str]:
 
 def values_table(params: Params, law: dict, limit: float) -> Table:
     sizes = sorted(law)
-    per = lambda key: [np.array([getattr(d, key) for d in law[ell]]) for ell in sizes]
+    per = lambda key: [np.array([getattr(d, key) for d in law[ell]]) for ell in sizes]  # noqa: E731
     table = ev.value_table("Values of s_1(A) and ||A||_F^2 from the law draws")
     ev.exact_rows(table, "||A||_F^2", sizes, per("frob2"),
                   [1 + exact_m1(params, ell) for ell in sizes])
