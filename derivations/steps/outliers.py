@@ -157,7 +157,8 @@ def share_table(sw: ev.Sweep, params: Params, E: float) -> Table:
     if min(c.mean() for c in counts) > 0:
         ev.rate_row(table, "count per draw", params, counts, 0.0, "at most", 0.25, judged=False)
     if min(v.mean() for v in shares) > 0:
-        ev.rate_row(table, "share of m_2", params, shares, -1.0, "at most", 0.25)
+        ev.rate_row(table, "share of m_2", params, shares, -1.0, "at most", 0.25,
+                    regime=regime(params, sorted(sw)))     # "count O(1)" is that regime
     else:
         table.add(["share of m_2 (no outliers at some size: nothing to move)",
                    *[ev.pm(*ev.mean_se(v)) for v in shares], "", "-1", ""])
