@@ -93,3 +93,16 @@ def test_one_head_gives_the_numbers_of_the_single_head_step():
 def test_heads_too_many_for_the_sizes_are_refused_naming_the_smallest_ell():
     with pytest.raises(ValueError, match="ell >= 400"):
         heads_draws.validate(Params(sizes=(250, 500, 1000), heads=8))
+
+
+def test_issue_27_density_quadrature_that_does_not_settle_is_undecided(monkeypatch):
+    """At beta = 1.5, y = 16, h = 2 the density's Gauss-Legendre moments did not settle at
+    1024 nodes and `verify` ended in an internal error: the routes table now says the
+    quadrature is undecided, while the two exact moment routes still judge."""
+    def unsettled(*args, **kwargs):
+        raise ArithmeticError("density moments: no convergence")
+
+    monkeypatch.setattr(multi_head_law.mhl, "density_moments", unsettled)
+    params = Params(beta=1.0, y=2.0, sizes=(100, 200, 400), draws=2, heads=3)
+    table = multi_head_law.routes_table(params)
+    assert table.verdicts[:2] == ["INCONCLUSIVE", "INCONCLUSIVE"] and all(table.verdicts[2:])

@@ -54,3 +54,12 @@ def test_markdown_names_failures_and_what_decides():
 @pytest.mark.parametrize("argv", [["--beta", "7", "--out", "x"], ["--sizes", "1,2", "--out", "x"]])
 def test_bad_input_exits_2(argv, tmp_path):
     assert truth.main([*argv[:-1], str(tmp_path / "x")]) == 2
+
+
+def test_an_internal_error_is_recorded_and_the_grid_goes_on(monkeypatch):
+    def broken(params):
+        raise ArithmeticError("no convergence")
+
+    step = exponential.STEP.__class__(**{**exponential.STEP.__dict__, "check": broken})
+    result = truth.step_result(step, truth.Params(beta=0.5, sizes=(200, 400, 800), draws=2))
+    assert result["verdict"] == "ERROR" and "ArithmeticError: no convergence" in result["reason"]
