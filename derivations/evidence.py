@@ -129,15 +129,16 @@ def rank_table(sweep: Sweep, key: str) -> Table:
 
 def moment_rows(table: Table, sweep: Sweep, params: Params, a: str, b: str,
                 predicted: float, rule: str, tol: float, judged: bool = True,
-                limit: float | None = None) -> None:
-    """|m_q(a) − m_q(b)|, q = 1..4, over the full spectrum and the bulk (top r removed)."""
+                limit: float | None = None, regime=None) -> None:
+    """|m_q(a) − m_q(b)|, q = 1..4, over the full spectrum and the bulk (top r removed);
+    ``regime``: see :func:`rate_row`."""
     for r in sorted({0, params.remove_top}):
         for q in range(1, 5):
             values = per_size(sweep, lambda m, q=q, r=r:
                               abs(m.moments(a, r)[q - 1] - m.moments(b, r)[q - 1]))
             where = "full" if r == 0 else f"bulk (top {r} removed)"
             rate_row(table, f"|m_{q}({a}) - m_{q}({b})|, {where}", params, values,
-                     predicted, rule, tol, judged, limit)
+                     predicted, rule, tol, judged, limit, regime=regime)
 
 
 def moment_bound_table(sweep: Sweep, a: str, b: str, kind: str) -> Table:

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import sympy as sp
 
-from derivations import chain_values
+from derivations import chain_values, ledger_draws
 from derivations import evidence as ev
-from derivations import ledger_draws
+from derivations import regimes as rg
 from derivations.params import Params
 from derivations.step import Step, Table
 
@@ -49,7 +49,8 @@ def check(params: Params) -> list[Table]:
         bound.add([ell, ev.fmt(worst, 4)], worst <= 1 + 1e-9)
     moments = ev.rate_table("Moment differences (bound: slope -1/2; leading order -1, "
                             "since E(1/D^2 - 1) = O(1/ell))", params)
-    ev.moment_rows(moments, sw, params, "M0", "Y", -0.5, "at most", 0.1)
+    ev.moment_rows(moments, sw, params, "M0", "Y", -0.5, "at most", 0.1,
+                   regime=rg.mass(params.beta, params.y, list(params.sizes)))
     return [chain_values.values_table(sw, params, "Y", "Y"), norms, moments,
             ev.identity_table(sw, ["M0 = D^-1 Y"]), bound,
             ev.moment_bound_table(sw, "M0", "Y", "frobenius")]

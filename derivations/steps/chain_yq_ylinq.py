@@ -91,7 +91,8 @@ def check(params: Params) -> list[Table]:
                 ev.per_size(sw, lambda m: spectra.kolmogorov_distance(
                     spectra.bulk(m.spectra["Y_Q"], r), spectra.bulk(m.spectra["Y_lin_Q"], r))),
                 -0.5, "at most", regime=rg.mass(params.beta, params.y, list(params.sizes)))
-    ev.moment_rows(dist, sw, params, "Y_Q", "Y_lin_Q", -0.5, "at most", 0.1)
+    ev.moment_rows(dist, sw, params, "Y_Q", "Y_lin_Q", -0.5, "at most", 0.1,
+                   regime=rg.mass(params.beta, params.y, list(params.sizes)))
     return [sigma_table(params), chain_values.values_table(sw, params, "Y_lin_Q", "Y^lin_Q"),
             z, dist]
 
