@@ -25,10 +25,12 @@ from collections.abc import Callable
 
 import numpy as np
 
+from derivations import regimes as rg
 from derivations.params import Params
 from derivations.step import INCONCLUSIVE, Table, fmt, pm, stouffer
 from numerics import stats
 from numerics.measure import RANK_RTOL, DrawMeasurement
+from numerics.outliers import tilt_tail
 
 Sweep = dict[int, list[DrawMeasurement]]
 IDENTITY_TOL = 1e-10      # relative residual of an exact identity (float64 rounding)
@@ -167,30 +169,35 @@ def moment_bound_table(sweep: Sweep, a: str, b: str, kind: str) -> Table:
     return table
 
 
-TAIL_ENTRIES = 1000.0
+TAIL_ENTRIES = rg.TAIL_ENTRIES
 
 
-def tail_entries(degree: int, beta: float, entries: int) -> float:
-    """How many of ``entries`` scores are expected beyond S = degree·β, where the entries
-    that carry E X^degree sit (X = e^{βS − β²/2}: e^{pβS} tilts N(0, 1) to N(pβ, 1)).
+def tail_entries(degree: int, beta: float, entries: int, d_qk: float = math.inf) -> float:
+    r"""How many of ``entries`` scores are expected beyond the point where the entries that
+    carry E X^degree sit (X = e^{βS − β²/2}; ``numerics.outliers.tilt_tail``).
 
-    .. math:: N\\,P(\\chi > p\\beta) = \\tfrac{N}{2}\\operatorname{erfc}(p\\beta/\\sqrt2)
+    For Gaussian scores (``d_qk`` infinite) that point is S = pβ:
 
+    .. math:: N\,P(\chi > p\beta) = \tfrac{N}{2}\operatorname{erfc}(p\beta/\sqrt2)
+
+    and for S = q·k/√d_qk it is pβ/(1 − p²β²/d_qk), the tilt lengthening the queries too.
     A sample mean of a degree-p statistic is judged only where this is at least
     ``TAIL_ENTRIES``: below, the sample has not reached the entries that make the mean, so
     its mean and its standard error both fall short (at β = 3 and ℓ = 250, E f(S)² is
     missed by a factor of seven with a z of −10).
     """
-    return entries * 0.5 * math.erfc(degree * beta / math.sqrt(2))
+    return entries * tilt_tail(degree, beta, d_qk)
 
 
-def tail_untested(degree: int, beta: float, entries: int) -> str | None:
+def tail_untested(degree: int, beta: float, entries: int, d_qk: float = math.inf
+                  ) -> str | None:
     """Why a degree-p sample mean over ``entries`` scores is not judged, or None."""
-    reach = tail_entries(degree, beta, entries)
+    reach = tail_entries(degree, beta, entries, d_qk)
     if reach >= TAIL_ENTRIES:
         return None
+    where = "" if math.isinf(d_qk) else f" (d_qk = {d_qk:g})"
     return (f"not tested: {reach:.2g} of the {entries} entries expected beyond S = "
-            f"{degree}beta, which carry the mean (need {TAIL_ENTRIES:g})")
+            f"{degree}beta{where}, which carry the mean (need {TAIL_ENTRIES:g})")
 
 
 def detectable(se: float, dof: float, reference: float, z: float = Z_MAX) -> float:
@@ -232,14 +239,16 @@ def z_combined(table: Table, row: list, label: str, zs: list[float],
 
 def z_rows(table: Table, label: str, sizes: list[int], values: list[np.ndarray],
            expected: list[float], variances: list[np.ndarray] | None = None,
-           scales: list[float] | None = None) -> None:
+           scales: list[float] | None = None,
+           untested: list[str | None] | None = None) -> None:
     """z-tests of per-size means against expected values, then their Stouffer combination.
 
     Without ``variances`` the standard error is the spread over draws, so the score is a
     T statistic with draws − 1 dof, put on the normal scale (``stats.normal_equivalent``);
     with them (the variance of each draw's estimate, from its many i.i.d. rows) the pooled
     √(Σ var)/n and a normal z. ``scales``: what ``detectable`` is relative to, per size
-    (default: the expected values).
+    (default: the expected values). ``untested``: per size, why it is shown without a
+    verdict (``tail_untested``), or None; those sizes stay out of the combination.
     """
     zs, rse = [], []
     for k, (ell, v, e) in enumerate(zip(sizes, values, expected)):
@@ -251,6 +260,11 @@ def z_rows(table: Table, label: str, sizes: list[int], values: list[np.ndarray],
             table.add([label, ell, pm(mean, se), fmt(e, 8), "no standard error (1 draw)", ""])
             continue
         scale = e if scales is None else scales[k]
+        why = None if untested is None else untested[k]
+        if why:
+            z_value(table, [label, ell, pm(mean, se), fmt(e, 8)], f"{label} at ell = {ell}",
+                    mean, se, dof, e, scale=scale, untested=why)
+            continue
         zs.append(z_value(table, [label, ell, pm(mean, se), fmt(e, 8)],
                           f"{label} at ell = {ell}", mean, se, dof, e, scale=scale))
         rse.append(se / abs(scale))

@@ -10,14 +10,29 @@ are predicted:
   from θ₁. The exact deficits, fitted the way the rows fit (b₁/ℓ + b₂/ℓ²), must extrapolate
   to within ``MASS_SHARE`` of 0 (where they decay as slowly as at β = 1.5, −25% … −6% over
   ℓ = 250 … 2000, they miss it by 3%); the smallest sizes are dropped until they do.
-- **the outliers**: each entry of √ℓA⊥ above a_c makes one outlier (``theory.outliers``);
-  their expected number N(ℓ) (``numerics.outliers``) is taken out of the bulk by prediction,
-  the top r(ℓ) = max(base, the 99% Poisson quantile of N(ℓ)) values, one r for the sizes of
-  a fit, at most ``BULK_SHARE`` of the smallest. The full spectrum keeps the outliers: its
-  finite-size term is b/ℓ only while N(ℓ) does not grow, so a size counts for it while N
-  grows by at most ``GROWTH`` from the size before (the smallest: to the next). Where it
-  does, a fixed clip of the bulk gives the same limit too (the steps keep their clip there,
-  and take the predicted outliers out elsewhere); the bulk edge needs them all above it.
+- **the outliers**: each entry of √ℓA⊥ above a_c makes one outlier (``theory.outliers``),
+  and so does each query or key long enough (at small d_qk); their expected number N(ℓ)
+  (``numerics.outliers``) is taken out of the bulk by prediction, the top
+  r(ℓ) = max(base, the 99% Poisson quantile of N(ℓ)) values, one r for the sizes of a fit,
+  at most ``BULK_SHARE`` of the smallest. The full spectrum keeps the outliers: its
+  finite-size term is b/ℓ only while the entries' N(ℓ) does not grow, so a size counts for
+  it while that N grows by at most ``GROWTH`` from the size before (the smallest: to the
+  next). Where it does, a fixed clip of the bulk gives the same limit too (the steps keep
+  their clip there, and take the predicted outliers out elsewhere); the bulk edge needs
+  them all above it.
+
+- **the normaliser's error**: ‖M0 − Y‖_F is O(ℓ^{−1/2}) with a leading term exact in d_qk
+  (``numerics.normalizer_error``), whose local slope from ℓ to 2ℓ is steeper than −1/2
+  while d_qk = ℓ/y is small (−0.83 at β = 1, y = 16, ℓ = 250). A size counts for that rate
+  while the predicted slope is within ``SLOPE_SHARE`` of −1/2.
+- **the tails**: a matrix of f(S) has the covariance the linear model is built from only
+  once its ℓ² scores reach those that carry E f(S)² (the tail rule of the sample means,
+  ``derivations.evidence.tail_entries``, at the run's d_qk). A size counts for a comparison
+  of spectra with the linear model while one draw holds ``TAIL_ENTRIES`` such scores.
+- **isolated spikes**: an entry above a_c makes one outlier of its own only while no other
+  entry above a_c shares its row or column; at small d_qk a long key carries several
+  (``numerics.outliers.partners_per_entry``). A size counts for the outliers' own rows
+  while an entry above a_c expects at most ``ISOLATED_SHARE`` such partners.
 
 A fit uses the largest sizes in the regime, at least ``MIN_SIZES`` of them; with fewer the
 row is INCONCLUSIVE and names the smallest ℓ from which the rule admits three sizes.
@@ -34,7 +49,8 @@ from itertools import pairwise
 from scipy.stats import poisson
 
 from numerics import stats
-from numerics.outliers import expected_entries_above
+from numerics.normalizer_error import local_slope
+from numerics.outliers import expected_entries_above, expected_long, partners_per_entry, tilt_tail
 from numerics.softmax_mass import expected_mass_difference
 from theory import outliers as th
 from theory.inputs import d_qk as d_rule
@@ -46,6 +62,11 @@ QUANTILE = 0.99
 GROWTH = 1.5
 """The full spectrum's outliers may grow by this factor from one size to the next (per
 doubling of ℓ) and still count as an O(1/ℓ) term."""
+ISOLATED_SHARE = 0.1
+SLOPE_SHARE = 0.05
+TAIL_ENTRIES = 1000.0
+"""Scores beyond the tilt point a sample needs before its degree-p mean is judged (the rule
+of ``derivations.evidence.tail_entries``, whose constant this is)."""
 MIN_SIZES = 3
 SEARCH_MAX = 10**12
 """The largest ℓ a 'needs' is looked for at (a doubling grid from the run's largest size)."""
@@ -143,12 +164,18 @@ def mass(beta: float, y: float, sizes: Sequence[int]) -> Regime:
 
 
 @lru_cache(maxsize=256)
-def expected_outliers(beta: float, y: float, ell: int, heads: int = 1) -> float:
-    """N(ℓ): the expected number of entries of √ℓA⊥ above a_c, each an outlier; for h heads
-    of ℓ tokens, h times that (the single head's a_c: the multi-head law's own threshold
-    is not derived here)."""
+def expected_outliers(beta: float, y: float, ell: int, heads: int = 1,
+                      long: bool = True) -> float:
+    """N(ℓ): the expected number of outliers of √ℓA⊥: entries above a_c, each one, and
+    (``long``) queries and keys long enough to make one of their own
+    (``numerics.outliers``); for h heads of ℓ tokens, h times that (the single head's
+    thresholds: the multi-head law's own are not derived here)."""
     a_c = float(th.edge_point(beta, y)[2])
-    return heads * float(expected_entries_above(a_c, ell, d_rule(ell, y), beta))
+    d = d_rule(ell, y)
+    n = float(expected_entries_above(a_c, ell, d, beta))
+    if long:
+        n += expected_long(ell, d, *th.long_thresholds(beta, y))
+    return heads * n
 
 
 def cut(beta: float, y: float, ell: int, base: int, heads: int = 1) -> int:
@@ -180,18 +207,19 @@ def bulk(beta: float, y: float, sizes: Sequence[int], base: int,
 
 
 def full(beta: float, y: float, sizes: Sequence[int], heads: int = 1) -> Regime:
-    """The full spectrum: sizes where N(ℓ) grows by at most ``GROWTH`` from the size before
-    (the smallest: to the next), or stays below one: there the outliers are an O(1/ℓ) term
-    of every moment."""
-    def ok_at(ell: int, before: int) -> bool:
-        n = expected_outliers(beta, y, ell, heads)
-        return n <= max(GROWTH * expected_outliers(beta, y, before, heads), 1.0)
+    """The full spectrum: sizes where the entries' N(ℓ) grows by at most ``GROWTH`` from the
+    size before (the smallest: to the next), or stays below one: there the outliers are an
+    O(1/ℓ) term of every moment (the long queries' and keys' count only falls with ℓ)."""
+    def ok_at(ell: int, before: int) -> bool:         # the entries' outliers: those that grow
+        n = expected_outliers(beta, y, ell, heads, long=False)
+        return n <= max(GROWTH * expected_outliers(beta, y, before, heads, long=False), 1.0)
 
     steps = [ok_at(ell, prev) for prev, ell in pairwise(sizes)]
     inside = tuple(steps[:1] + steps)
     if all(inside):
         return Regime(inside)
-    counts = ", ".join(f"{expected_outliers(beta, y, ell, heads):.3g}" for ell in sizes)
+    counts = ", ".join(f"{expected_outliers(beta, y, ell, heads, long=False):.3g}"
+                       for ell in sizes)
     start = _first_admitting(lambda ell: ok_at(ell, ell // 2), max(sizes))
     return Regime(inside, f"the predicted outliers ({counts} expected at ell = "
                   f"{', '.join(map(str, sizes))}) grow with ell, so the full spectrum's "
@@ -200,3 +228,59 @@ def full(beta: float, y: float, sizes: Sequence[int], heads: int = 1) -> Regime:
 
 __all__ = ["BULK_SHARE", "MASS_SHARE", "MIN_SIZES", "Regime", "both", "bulk", "cut",
            "expected_outliers", "full", "mass", "mass_deficit"]
+
+
+@lru_cache(maxsize=256)
+def partners(beta: float, y: float, ell: int) -> float:
+    """The expected number of other entries above a_c in the row and column of one above a_c
+    (``numerics.outliers.partners_per_entry`` at d_qk = round(ℓ/y))."""
+    a_c = float(th.edge_point(beta, y)[2])
+    return partners_per_entry(a_c, ell, d_rule(ell, y), beta)
+
+
+def _per_size(ok: Callable[[int], bool], sizes: Sequence[int], why: Callable[[], str],
+              beta: float) -> Regime:
+    """The sizes where ``ok`` holds; ``why()`` says what the rule saw where some do not."""
+    inside = tuple(ok(ell) for ell in sizes)
+    if all(inside):
+        return Regime(inside)
+    return Regime(inside, why(), _first_admitting(ok, min(sizes)), beta)
+
+
+def isolated(beta: float, y: float, sizes: Sequence[int]) -> Regime:
+    """The sizes where the spikes are isolated: ``partners`` at most ``ISOLATED_SHARE``."""
+    def why() -> str:
+        shares = ", ".join(f"{partners(beta, y, ell):.2g}" for ell in sizes)
+        return (f"an entry above a_c expects {shares} others above a_c in its row and column "
+                f"at ell = {', '.join(map(str, sizes))} (long queries and keys at d_qk = "
+                f"ell/{y:g}: the spikes are not isolated above {ISOLATED_SHARE:g})")
+
+    return _per_size(lambda ell: partners(beta, y, ell) <= ISOLATED_SHARE, sizes, why, beta)
+
+
+def normaliser_rate(beta: float, y: float, sizes: Sequence[int]) -> Regime:
+    """The sizes where ‖M0 − Y‖_F's predicted local slope (ℓ to 2ℓ, exact in d_qk) is within
+    ``SLOPE_SHARE`` of −1/2."""
+    def why() -> str:
+        slopes = ", ".join(f"{local_slope(beta, y, ell):.2f}" for ell in sizes)
+        return (f"the predicted local slope of ||M0 - Y||_F is {slopes} at ell = "
+                f"{', '.join(map(str, sizes))} (d_qk = ell/{y:g}; a size counts within "
+                f"{SLOPE_SHARE:g} of -0.5)")
+
+    return _per_size(lambda ell: abs(local_slope(beta, y, ell) + 0.5) <= SLOPE_SHARE, sizes,
+                     why, beta)
+
+
+def tails(beta: float, y: float, sizes: Sequence[int], degree: int = 2) -> Regime:
+    """The sizes where one draw's ℓ² scores hold at least ``TAIL_ENTRIES`` beyond the point
+    that carries E e^{degree·βS} at d_qk = round(ℓ/y) (``numerics.outliers.tilt_tail``)."""
+    def reach(ell: int) -> float:
+        return ell * ell * tilt_tail(degree, beta, d_rule(ell, y))
+
+    def why() -> str:
+        counts = ", ".join(f"{reach(ell):.2g}" for ell in sizes)
+        return (f"one draw holds {counts} scores beyond the point that carries E f(S)^{degree} "
+                f"at ell = {', '.join(map(str, sizes))} (d_qk = ell/{y:g}; a size counts from "
+                f"{TAIL_ENTRIES:g})")
+
+    return _per_size(lambda ell: reach(ell) >= TAIL_ENTRIES, sizes, why, beta)

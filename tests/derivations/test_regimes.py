@@ -59,3 +59,22 @@ def test_issue_27_outliers_at_beta_1_5_are_inconclusive_not_failed():
     tables = outliers.check(Params(beta=1.5, y=1.0, sizes=(200, 400, 800), draws=2))
     verdicts = [v for t in tables for v in t.verdicts]
     assert False not in verdicts and verdicts.count(INCONCLUSIVE) == 7     # 3 + 3 sizes, a rate
+
+
+def test_spikes_on_long_keys_are_not_isolated_at_small_d_qk():
+    """beta = 1.5, y = 16: an entry above a_c expects 0.86, 0.41, 0.16, 0.06 others in its row
+    and column over ell = 250 ... 2000 (d_qk = 16 ... 125); at the defaults 0.04 ... 0.002."""
+    sizes = (250, 500, 1000, 2000)
+    assert all(rg.isolated(1.0, 1.0, sizes).inside)
+    reg = rg.isolated(1.5, 16.0, sizes)
+    assert reg.inside == (False, False, False, True) and reg.need == 2000
+    assert "not isolated" in reg.why
+
+
+def test_the_normaliser_rate_waits_for_d_qk_at_large_y():
+    """beta = 1, y = 16: ||M0 - Y||_F's predicted local slope is -0.83, -0.69, -0.60, -0.55
+    over ell = 250 ... 2000 (measured over them: -0.65), so only ell = 2000 counts."""
+    sizes = (250, 500, 1000, 2000)
+    assert all(rg.normaliser_rate(1.0, 1.0, sizes).inside)
+    reg = rg.normaliser_rate(1.0, 16.0, sizes)
+    assert reg.inside == (False, False, False, True) and reg.need == 2000
