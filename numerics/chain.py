@@ -90,8 +90,11 @@ def _check_draw(draw: ScoreDraw) -> None:
         )
 
 
-def key_gram(K: np.ndarray) -> np.ndarray:
+def key_gram(K: np.ndarray, d_qk: int = 0) -> np.ndarray:
     """ρ = K Kᵀ / d_qk, the conditional covariance of a row of S given K.
+
+    ``d_qk``: the width K stands for, when K is given in coordinates of a smaller subspace
+    (``numerics.sampling.ScoreDraw.width``); 0: K's own width.
 
     Notes
     -----
@@ -101,13 +104,13 @@ def key_gram(K: np.ndarray) -> np.ndarray:
     if K.ndim != 2 or K.shape[1] == 0:
         raise ValueError(f"K must be a matrix with at least one column (got shape {K.shape})")
     rho = row_gram(K)
-    rho /= K.shape[1]
+    rho /= d_qk or K.shape[1]
     return rho
 
 
-def _key_variances(K: np.ndarray) -> np.ndarray:
+def _key_variances(K: np.ndarray, d_qk: int = 0) -> np.ndarray:
     """ρ_jj = ‖k_j‖²/d_qk, the one computation of the diagonal used for c."""
-    return np.einsum("ij,ij->i", K, K) / K.shape[1]
+    return np.einsum("ij,ij->i", K, K) / (d_qk or K.shape[1])
 
 
 def psd_sqrt(
@@ -178,7 +181,8 @@ def chain_diagonals(draw: ScoreDraw, beta: float) -> ChainDiagonals:
     """
     _check_draw(draw)
     beta = positive(beta, "beta")
-    return ChainDiagonals(D=normalizer(draw.S, beta), c=c_of_K(_key_variances(draw.K), beta))
+    return ChainDiagonals(D=normalizer(draw.S, beta),
+                          c=c_of_K(_key_variances(draw.K, draw.d_qk), beta))
 
 
 def score_models(draw: ScoreDraw, beta: float) -> Iterator[tuple[str, np.ndarray]]:
@@ -192,7 +196,7 @@ def score_models(draw: ScoreDraw, beta: float) -> Iterator[tuple[str, np.ndarray
     beta = positive(beta, "beta")
     S = draw.S
     root = np.sqrt(S.shape[0])
-    c = c_of_K(_key_variances(draw.K), beta)
+    c = c_of_K(_key_variances(draw.K, draw.d_qk), beta)
     del draw                        # S only, from here (Q and K go with the caller's refs)
     m0 = attention(S, beta)
     m0 *= root
@@ -280,7 +284,7 @@ def chain_models(draw: ScoreDraw, beta: float, rng: np.random.Generator) -> dict
     """
     _check_draw(draw)
     beta = positive(beta, "beta")
-    rho = key_gram(draw.K)
+    rho = key_gram(draw.K, draw.d_qk)
     models = dict(score_models(draw, beta))
     models.update(gaussian_models(rho, sigma_f(rho, beta), beta, rng))
     ell = rho.shape[0]

@@ -205,7 +205,7 @@ def measure_draw(ell: int, d_qk: int, beta: float, seed: int, draw: int,
     statistics["||c||^2"] = (norm_c**2, 0.0)
 
     # the centred rows r_i = √ℓ (Y^Q)_i given K: mean 0, covariance Σ_f
-    rho = key_gram(K)
+    rho = key_gram(K, d_qk)
     del K
     Sf = sigma_f(rho, beta)
     Y_Q = previous[1]

@@ -125,7 +125,9 @@ def measure_heads_draw(n: int, d_k: int, beta: float, seed: int, draw: int, head
     gram, frob2, key = np.zeros((n, n)), 0.0, None
     for r in range(heads):
         if shared_key and r > 0:
-            S = rng.standard_normal((n, d_k)) @ key.T / np.sqrt(d_k)
+            # a fresh query's scores on the shared keys depend on its part in their span:
+            # N(0, I) in the keys' coordinates (``sample_scores`` may give them in fewer)
+            S = rng.standard_normal((n, key.shape[1])) @ key.T / np.sqrt(d_k)
         else:
             scores = sample_scores(n, d_k, rng)
             S, key = scores.S, scores.K

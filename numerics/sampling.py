@@ -35,11 +35,17 @@ def orthonormal_input(ell: int, d: int, rng: np.random.Generator) -> np.ndarray:
 
 @dataclass(frozen=True)
 class ScoreDraw:
-    """One draw of queries, keys and scores S = Q Kᵀ / √d_qk."""
+    """One draw of queries, keys and scores S = Q Kᵀ / √d_qk.
+
+    Q and K may be given in coordinates of a subspace that holds them all (``width``: the
+    d_qk they stand for, when their own width is smaller): every quantity here depends on
+    them through their Gram matrix only.
+    """
 
     Q: np.ndarray
     K: np.ndarray
     S: np.ndarray
+    width: int = 0
 
     @property
     def ell(self) -> int:
@@ -47,7 +53,28 @@ class ScoreDraw:
 
     @property
     def d_qk(self) -> int:
-        return self.Q.shape[1]
+        return self.width or self.Q.shape[1]
+
+
+BARTLETT_RATIO = 2
+"""Above d_qk = 2ℓ, Q and K are drawn through the Bartlett factor of their Gram matrix."""
+
+
+def bartlett_rows(rows: int, d: int, rng: np.random.Generator) -> np.ndarray:
+    """``rows`` vectors in coordinates of a ``rows``-dimensional subspace, jointly distributed
+    as ``rows`` i.i.d. N(0, I_d) vectors' Gram matrix requires (d ≥ rows).
+
+    Bartlett: W = L Lᵀ ~ Wishart_p(d, I) for L lower triangular with L_ii² ~ χ²_{d−i}
+    (i = 0 … p − 1) and N(0, 1) below the diagonal, all independent, so the rows of L have
+    the Gram matrix of p Gaussian vectors in ℝ^d, in O(p²) draws instead of O(p d).
+    ``scipy.stats.wishart`` samples W itself; the factor is what the scores need, and
+    forming it from W would take a Cholesky factorisation more.
+    """
+    if d < rows:
+        raise ValueError(f"d must be >= rows for the Bartlett factor (got d={d}, rows={rows})")
+    L = np.tril(rng.standard_normal((rows, rows)), -1)
+    L[np.diag_indices(rows)] = np.sqrt(rng.chisquare(d - np.arange(rows)))
+    return L
 
 
 def sample_scores(
@@ -62,7 +89,17 @@ def sample_scores(
     X : optional ℓ×d input. ``None`` samples Q, K with i.i.d. N(0, 1) entries, which
         is the law of X W^Q, X W^K for any X with orthonormal rows; any other matrix
         is used as given (Q = X W^Q with W^Q of shape d×d_qk).
+
+    Notes
+    -----
+    Without X and for d_qk > 2ℓ (y < 1/2) the 2ℓ queries and keys are drawn in coordinates
+    of a 2ℓ-dimensional subspace (``bartlett_rows``): the same law of S, Q Qᵀ and K Kᵀ
+    jointly, at O(ℓ³) cost instead of O(ℓ² d_qk).
     """
+    if X is None and d_qk > BARTLETT_RATIO * ell:
+        L = bartlett_rows(2 * ell, d_qk, rng)
+        Q, K = L[:ell], L[ell:]
+        return ScoreDraw(Q=Q, K=K, S=(Q @ K.T) / np.sqrt(d_qk), width=d_qk)
     if X is None:
         Q = rng.standard_normal((ell, d_qk))
         K = rng.standard_normal((ell, d_qk))

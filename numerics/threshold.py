@@ -146,7 +146,8 @@ def measure_order(alpha: float, ell: int, beta: float, seed: int, draw: int) -> 
     """
     d = order_d_qk(alpha, ell)
     rng = draw_rng(seed, "threshold-order", ell, draw)
-    rho = key_gram(sample_scores(ell, d, rng).K)
+    scores = sample_scores(ell, d, rng)
+    rho = key_gram(scores.K, scores.d_qk)
     G = rng.standard_normal((ell, ell)) / math.sqrt(ell)
     theta1 = thetas(beta)[0]
     covariances = {"lin_Q": sigma_f(rho, beta), "lin_f": sigma_G(rho, beta)}

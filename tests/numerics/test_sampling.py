@@ -102,3 +102,33 @@ def test_stable_beyond_the_overflow_point():
     assert stable(attention, S, beta)
     assert np.all(np.isfinite(log_normalizer(S, beta)))
     np.testing.assert_array_equal(attention(S, beta).argmax(axis=1), S.argmax(axis=1))
+
+
+def test_the_bartlett_factor_has_the_gram_law_of_gaussian_vectors():
+    """Rows of L: W = L L^T ~ Wishart_p(d, I): E W = d I, Var W_ii = 2d, Var W_ij = d."""
+    from numerics.sampling import bartlett_rows
+    p, d, n = 3, 7, 6000
+    rng = np.random.default_rng(2)
+    W = np.array([(lambda L: L @ L.T)(bartlett_rows(p, d, rng)) for _ in range(n)])
+    mean, var = W.mean(axis=0), W.var(axis=0, ddof=1)
+    se_mean = np.sqrt(np.where(np.eye(p) == 1, 2 * d, d) / n)
+    assert np.all(np.abs(mean - d * np.eye(p)) <= 4 * se_mean)
+    expected_var = np.where(np.eye(p) == 1, 2.0 * d, float(d))
+    np.testing.assert_allclose(var, expected_var, rtol=0.1)
+    with pytest.raises(ValueError, match="d must be >= rows"):
+        bartlett_rows(5, 4, rng)
+
+
+def test_scores_beyond_twice_ell_come_from_the_bartlett_factor_with_the_same_law():
+    """d_qk = 13 > 2 ell = 10: Q, K in 10 coordinates, S with E S^2 = 1 and
+    E S^4 = 3 + 6/d_qk, key norms with mean 1 and variance 2/d_qk."""
+    ell, d = 5, 13
+    rng = np.random.default_rng(4)
+    draws = [sample_scores(ell, d, rng) for _ in range(8000)]
+    assert draws[0].Q.shape == (5, 10) and draws[0].d_qk == 13
+    S = np.concatenate([x.S.ravel() for x in draws])
+    assert np.mean(S**2) == pytest.approx(1.0, abs=0.02)
+    assert np.mean(S**4) == pytest.approx(3 + 6 / d, rel=0.05)
+    norms = np.concatenate([np.einsum("ij,ij->i", x.K, x.K) / d for x in draws])
+    assert norms.mean() == pytest.approx(1.0, abs=0.01)
+    assert norms.var() == pytest.approx(2 / d, rel=0.05)
