@@ -3,8 +3,15 @@
 import numpy as np
 import pytest
 
-from numerics.sampling import (attention, draw_rng, log_normalizer, normalizer,
-                               orthonormal_input, sample_scores)
+from numerics.sampling import (
+    attention,
+    bartlett_rows,
+    draw_rng,
+    log_normalizer,
+    normalizer,
+    orthonormal_input,
+    sample_scores,
+)
 
 
 def test_shapes_and_scaling():
@@ -106,10 +113,10 @@ def test_stable_beyond_the_overflow_point():
 
 def test_the_bartlett_factor_has_the_gram_law_of_gaussian_vectors():
     """Rows of L: W = L L^T ~ Wishart_p(d, I): E W = d I, Var W_ii = 2d, Var W_ij = d."""
-    from numerics.sampling import bartlett_rows
     p, d, n = 3, 7, 6000
     rng = np.random.default_rng(2)
-    W = np.array([(lambda L: L @ L.T)(bartlett_rows(p, d, rng)) for _ in range(n)])
+    factors = [bartlett_rows(p, d, rng) for _ in range(n)]
+    W = np.array([L @ L.T for L in factors])
     mean, var = W.mean(axis=0), W.var(axis=0, ddof=1)
     se_mean = np.sqrt(np.where(np.eye(p) == 1, 2 * d, d) / n)
     assert np.all(np.abs(mean - d * np.eye(p)) <= 4 * se_mean)
