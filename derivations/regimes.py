@@ -284,3 +284,11 @@ def tails(beta: float, y: float, sizes: Sequence[int], degree: int = 2) -> Regim
                 f"{TAIL_ENTRIES:g})")
 
     return _per_size(lambda ell: reach(ell) >= TAIL_ENTRIES, sizes, why, beta)
+
+
+def cache_clear() -> None:
+    """Forget every cached prediction of this module and the outlier theory it reads (for
+    tests that inject wrong mathematics)."""
+    for cached in (mass_deficit, expected_outliers, partners, th.edge_point, th._g_float,
+                   th.long_thresholds):
+        cached.cache_clear()

@@ -121,7 +121,9 @@ def markdown(cells: list[dict], command: str) -> str:
              ("PASS: every check passed; INC: passed, with rows the sizes cannot decide (each "
               "names what would, below); refused: the step refuses these parameters up front "
               "(exit 2 in `attnge verify`), with its reason below; **FAIL**: a check failed; "
-             "**ERROR**: an internal error (exit 3 in `attnge verify`), named below."),
+             "**ERROR**: an internal error (exit 3 in `attnge verify`), named below. "
+             "seconds: the cell's wall time; the threshold step reads only the seed, so a run "
+             "measures it once, in its first cell, and repeats its verdict."),
              "", "| beta | y | seconds | " + " | ".join(ids) + " |",
              "|---|---|---|" + "---|" * len(ids)]
     notes = []

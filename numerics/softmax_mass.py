@@ -26,7 +26,6 @@ import mpmath as mp
 import numpy as np
 
 from numerics.reference import gaussian_integral
-from theory.exponential import thetas
 from theory.inputs import positive
 
 _TAIL = 60.0   # (E e^{−tX})^{ℓ−1} < e^{−60} beyond the t-grid
@@ -93,8 +92,8 @@ def chi2_nodes(d: int, n: int = 12) -> tuple[np.ndarray, np.ndarray]:
     return nodes / k, vectors[0] ** 2
 
 
-def expected_mass_difference(beta: float, ell: int, d: int | None = None) -> float:
-    """E m₁(√ℓA⊥) / θ₁ − 1, θ₁ = e^{β²} − 1: the relative mass the softmax loses (< 0).
+def expected_mass(beta: float, ell: int, d: int | None = None) -> float:
+    """E m₁(√ℓA⊥) = ℓ E_v E Σ_j A_j² − 1, exactly (the mass a softmax row keeps).
 
     Rows are averaged over v = χ²_d/d (``chi2_nodes``); d = None: d_qk → ∞ (v = 1).
     """
@@ -103,7 +102,15 @@ def expected_mass_difference(beta: float, ell: int, d: int | None = None) -> flo
     else:
         nodes, weights = chi2_nodes(d)
         mass = sum(w * row_mass(beta * math.sqrt(v), ell) for v, w in zip(nodes, weights))
-    return (ell * mass - 1) / thetas(beta)[0] - 1
+    return ell * mass - 1
+
+
+def expected_mass_difference(beta: float, ell: int, d: int | None = None) -> float:
+    """E m₁(√ℓA⊥)/(e^{β²} − 1) − 1: the relative mass the softmax loses (< 0)."""
+    # against the mass's own limit E X² − 1 = e^{β²} − 1 (ℓ, d_qk → ∞), not θ₁ from
+    # ``theory.exponential``: the regimes read this, and must not read the formula the steps
+    # judge (a wrong θ₁ would otherwise move every size out of its regime instead of failing)
+    return expected_mass(beta, ell, d) / math.expm1(beta**2) - 1
 
 
 def row_mass_reference(beta: float, ell: int, dps: int = 20) -> mp.mpf:

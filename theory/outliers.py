@@ -72,6 +72,15 @@ def _numeric(b: float, yy: float):
 
 
 @cache
+def _g_float(b: float, yy: float):
+    """g(s) at β = b, y = yy as a float function (the closed form, lambdified once), for the
+    root finding of ``conditional_location`` and ``long_location``."""
+    t1, t2 = ex.thetas(b)
+    expr = jump_stieltjes().subs({theta1_s: t1, theta2_s: t2, y: yy})
+    return sp.lambdify(s, expr, "math")
+
+
+@cache
 def edge_point(b: float, yy: float, dps: int = 30) -> tuple[mp.mpf, mp.mpf, mp.mpf]:
     """(s*, E, a_c): the minimum s* of s² g(s) on s > t_max, the edge E and threshold a_c.
 
@@ -132,13 +141,13 @@ def conditional_location(a: float, b: float, yy: float, r: float = 1.0, c: float
     True
     """
     star = float(edge_point(b, yy)[0])
-    g, _, _ = _numeric(b, yy)
+    g = _g_float(b, yy)
     delta = (1 + a * math.sqrt(ell)) / ell if math.isfinite(ell) else 0.0
     row, col = _denominators(b, yy, r, c, delta)
 
     def excess(v: float) -> float:
         """a² λ g_r g_c − 1 at s = v, or NaN where a denominator is not positive."""
-        lam = v * v * float(g(v))
+        lam = v * v * g(v)
         den = row(v), col(v)
         return a * a * lam / (den[0] * den[1]) - 1 if min(den) > 0 else math.nan
 
@@ -157,12 +166,12 @@ def conditional_location(a: float, b: float, yy: float, r: float = 1.0, c: float
             break
         hi = lo
     root = brentq(excess, lo, hi, xtol=1e-14 * hi, rtol=1e-14)
-    return float(root * root * float(g(root)))
+    return float(root * root * g(root))
 
 
 def _denominators(b: float, yy: float, r: float, c: float, delta: float = 0.0):
     """s ↦ 1/g_r and s ↦ 1/g_c at λ = s² g(s) (``conditional_location``)."""
-    g, _, _ = _numeric(b, yy)
+    g = _g_float(b, yy)
     t1 = ex.thetas(b)[0]
     b2 = b * b
     n = lambda v: math.expm1(b2 * v) - b2 * v
@@ -170,12 +179,12 @@ def _denominators(b: float, yy: float, r: float, c: float, delta: float = 0.0):
     couple = c * math.exp(b2 * (c - 1))
 
     def row(v: float) -> float:
-        lam = v * v * float(g(v))
+        lam = v * v * g(v)
         return lam - (1 - delta) ** 2 * (r * (lam - v) + (n(r) - r * n(1.0)) * lam / v) \
             - delta**2
 
     def col(v: float) -> float:
-        lam = v * v * float(g(v))
+        lam = v * v * g(v)
         return lam * (1 - sigma_c / v - couple * (1 - t1 / v - v / lam))
 
     return row, col
@@ -193,7 +202,7 @@ def long_location(b: float, yy: float, r: float = 1.0, c: float = 1.0) -> float 
     True
     """
     star = float(edge_point(b, yy)[0])
-    g, _, _ = _numeric(b, yy)
+    g = _g_float(b, yy)
     found = []
     for den in _denominators(b, yy, r, c):
         if den(star) >= 0:
@@ -202,7 +211,7 @@ def long_location(b: float, yy: float, r: float = 1.0, c: float = 1.0) -> float 
         while den(hi) < 0:
             hi *= 2
         root = brentq(den, star, hi, xtol=1e-14 * hi, rtol=1e-14)
-        found.append(root * root * float(g(root)))
+        found.append(root * root * g(root))
     return float(max(found)) if found else None
 
 

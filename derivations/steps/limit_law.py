@@ -23,7 +23,7 @@ from derivations import regimes as rg
 from derivations.params import Params
 from derivations.step import Step, Table, digits_agree, digits_text
 from numerics import limit_density
-from numerics.softmax_mass import expected_mass_difference
+from numerics.softmax_mass import expected_mass
 from theory import exponential as ex
 from theory import limit_law as ll
 from theory import outliers
@@ -111,8 +111,7 @@ def routes_table(params: Params) -> Table:
 
 def exact_m1(params: Params, ell: int) -> float:
     """E m₁(√ℓA⊥) at ℓ and d_qk, exactly (the mass a softmax row keeps, a Laplace integral)."""
-    return ex.thetas(params.beta)[0] * (1 + expected_mass_difference(params.beta, ell,
-                                                                     params.d_qk(ell)))
+    return expected_mass(params.beta, ell, params.d_qk(ell))
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ import derivations.ledger_draws
 import numerics.law_draws
 import numerics.measure
 from derivations import ledger_draws
+from derivations import regimes as rg
 from derivations.params import Params
 from derivations.steps import (
     chain_m0_y,
@@ -42,6 +43,7 @@ CHAIN_STEPS = (chain_m0_y, chain_y_yf, chain_yf_yq, chain_yq_ylinq, chain_ylinq_
 def _clear():
     for cached in (ledger_draws._sweep, ledger_draws._law, limit_law.routes, outliers.edge_point):
         cached.cache_clear()
+    rg.cache_clear()
 
 
 @pytest.fixture(autouse=True)
@@ -81,6 +83,8 @@ def test_y_replaced_by_one_over_y_in_the_law(monkeypatch):
                         lambda t1, t2, y, **kw: edge_route(t1, t2, 1 / y, **kw))
     edge = outliers.edge_point.__wrapped__
     monkeypatch.setattr(outliers, "edge_point", lambda b, yy, dps=30: edge(b, 1 / yy, dps))
+    g = outliers._g_float.__wrapped__
+    monkeypatch.setattr(outliers, "_g_float", lambda b, yy: g(b, 1 / yy))
     tables = limit_law.check(SMALL)
     assert routes_passed(tables)
     assert not sampled_passed(tables)

@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 from derivations import heads_draws, ledger_draws
+from derivations import regimes as rg
 from derivations.params import Params
 from derivations.steps import limit_law, mha_output, multi_head_law
 from theory import multi_head as mh
@@ -19,6 +20,7 @@ def _clear():
                    mha_output.routes, ledger_draws._sweep, ledger_draws._law, limit_law.routes,
                    outliers.edge_point):
         cached.cache_clear()
+    rg.cache_clear()
 
 
 @pytest.fixture(autouse=True)
