@@ -20,11 +20,14 @@ import numpy as np
 from numerics import spectra
 from numerics.law_draws import LawDraw
 from numerics.measure import available_bytes
-from numerics.sampling import attention, draw_rng, sample_scores
+from numerics.sampling import attention, bartlett_rows, draw_rng, sample_scores
 from theory.exponential import thetas
 from theory.inputs import integer
 
 SHARING = ("none", "mqa", "kv")
+WIDE_RATIO = 2
+"""Above h d_V = 2n (and d_O ≥ 2n) the output's W^O enters through a Bartlett factor
+(``measure_output_draw``)."""
 POWER_STEPS, POWER_TOL = 200, 1e-15
 
 
@@ -166,6 +169,13 @@ def measure_output_draw(shape: Shape, beta: float, seed: int, draw: int,
     no n×n product, in place of n²), where d_V ≤ n; for wider values (d_V > n, y < 1) as
     W_r V itself, whose n²d_V flops beat the d_V³ of the root.
 
+    Wide layers (h d_V > 2n and d_O ≥ 2n, y < 1/2): given the blocks B = [A_r⊥V_r]_r and
+    B^G, the pair [MHA⊥; n^{-1/2}MHA^G] = C W^O (C = [B; B^G], 2n × h d_V) has i.i.d.
+    N(0, CCᵀ/(h d_V)) columns, so its Gram matrix is F L Lᵀ Fᵀ/(h d_V) in law for any
+    F Fᵀ = C Cᵀ and L the 2n × 2n Bartlett factor of d_O degrees of freedom
+    (``numerics.sampling.bartlett_rows``; the Wishart law is rotation invariant): both
+    spectra, jointly, in O(n² h d_V) instead of O(n h d_V d_O) flops and no d_V × d_O block.
+
     .. math:: \\mathrm{MHA}^\\perp = \\sum_r A_r^\\perp V_r W^O_r, \\qquad
               n^{-1/2}\\mathrm{MHA}^G = \\sum_r n^{-1/2} Y^G_r V_r W^O_r,
               \\qquad W^O_r = G_{O,r}/\\sqrt{h d_V}
@@ -182,7 +192,10 @@ def measure_output_draw(shape: Shape, beta: float, seed: int, draw: int,
         else:           # wide values: W_r V itself (n²d_V flops, not a d_V³ eigh)
             roots.append(None)
     theta1, theta2 = thetas(beta)
-    out = {"softmax": np.zeros((n, shape.d_o)), "gaussian": np.zeros((n, shape.d_o))}
+    wide = shape.heads * dv > WIDE_RATIO * n and shape.d_o >= 2 * n
+    out = {"softmax": np.zeros((n, shape.d_o)), "gaussian": np.zeros((n, shape.d_o))} \
+        if not wide else None
+    joint = np.zeros((2 * n, 2 * n)) if wide else None       # C Cᵀ, C = [B; B^G]
     values_gram = np.zeros((n, n)) if values else None
     scale = 1 / np.sqrt(shape.heads * dv)
     for r in range(shape.heads):
@@ -192,22 +205,35 @@ def measure_output_draw(shape: Shape, beta: float, seed: int, draw: int,
         # W_r V: rows i.i.d. N(0, VᵀV) given V
         WV = rng.standard_normal((n, dv)) @ root if root is not None else \
             rng.standard_normal((n, n)) @ V
-        block = rng.standard_normal((dv, shape.d_o)) * scale
+        block = None if wide else rng.standard_normal((dv, shape.d_o)) * scale
         A = attention(S, beta)          # a new array: S is kept for the Gaussian model
         A -= 1.0 / n
         B = A @ V
         del A
         if values:
             values_gram += spectra.row_gram(B)
-        out["softmax"] += B @ block
-        B = S @ V                   # n^{-1/2} Y^G_r V = (√θ₂ S V + √(θ₁ − θ₂) W_r V)/n
+        G = S @ V                   # n^{-1/2} Y^G_r V = (√θ₂ S V + √(θ₁ − θ₂) W_r V)/n
         del S
-        B *= np.sqrt(theta2)
+        G *= np.sqrt(theta2)
         WV *= np.sqrt(theta1 - theta2)
-        B += WV
-        B /= n
-        out["gaussian"] += B @ block
-        del B, WV
+        G += WV
+        G /= n
+        del WV
+        if wide:
+            joint += spectra.row_gram(np.vstack([B, G]))
+        else:
+            out["softmax"] += B @ block
+            out["gaussian"] += G @ block
+        del B, G
+    if wide:
+        try:
+            F = np.linalg.cholesky(joint)
+        except np.linalg.LinAlgError:            # C Cᵀ singular: its eigen-root
+            lam, vecs = np.linalg.eigh(joint)
+            F = vecs * np.sqrt(np.clip(lam, 0.0, None))
+        M = F @ bartlett_rows(2 * n, shape.d_o, rng)
+        M *= scale
+        out = {"softmax": M[:n], "gaussian": M[n:]}
     spectra_ = {key: row_spectrum(spectra.row_gram(M)) for key, M in out.items()}
     return OutputDraw(n, spectra_["softmax"], spectra_["gaussian"],
                       None if values_gram is None else row_spectrum(values_gram))
