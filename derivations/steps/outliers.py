@@ -9,7 +9,7 @@ number, they leave the limit law alone.
 
 At finite d_qk the entry sits on a long query or key (r = ‖q_i‖²/d_qk, c = ‖k_j‖²/d_qk
 above 1 by O(log ℓ/d_qk)), whose row and column of the bulk are larger than the rest and
-lift the outlier (+11% at β = 1, y = 4, ℓ = 250); the entry's own row normaliser shrinks
+lift the outlier (+8% at β = 1, y = 4, ℓ = 250); the entry's own row normaliser shrinks
 the rest of its row by 1 − δ, δ = (1 + a√ℓ)/ℓ. The locations are judged against the
 outlier given r, c and ℓ (``theory.outliers.conditional_location``), which is λ(a) at
 r = c = 1 and ℓ = ∞, where every query and key tends as d_qk → ∞.
