@@ -206,14 +206,17 @@ def detectable(se: float, dof: float, reference: float, z: float = Z_MAX) -> flo
 
 
 def z_value(table: Table, row: list, label: str, mean: float, se: float, dof: float,
-            expected: float, scale: float | None = None, untested: str | None = None) -> float:
+            expected: float, scale: float | None = None, untested: str | None = None,
+            z: float | None = None) -> float:
     """Append ``row`` + [z, detectable] judged at |z| <= Z_MAX, and record the value check.
 
     z is put on the normal scale (``stats.normal_equivalent``, ``dof`` = inf for a normal z);
+    ``z`` given: that score on the normal scale instead (an exact tail, as for a count);
     ``detectable`` is relative to ``scale`` (default: ``expected``; give it when that is 0).
     ``untested``: why the row is shown without a verdict (nothing is recorded then).
     """
-    z = stats.normal_equivalent((mean - expected) / se, dof)
+    if z is None:
+        z = stats.normal_equivalent((mean - expected) / se, dof)
     if untested:
         table.add(row + [f"{z:.3g} ({untested})", ""])
         return z

@@ -12,7 +12,7 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.stats import norm
+from scipy.stats import norm, poisson
 from scipy.stats import t as student_t
 
 
@@ -202,6 +202,19 @@ def normal_equivalent(t: float, dof: float) -> float:
     if p <= 0:
         return math.copysign(math.inf, t)
     return math.copysign(float(norm.isf(p / 2)), t)
+
+
+def poisson_z(observed: int, expected: float) -> float:
+    """The normal z with the same two-sided tail as a Poisson count ``observed`` of mean
+    ``expected`` (exact: the normal approximation (k − μ)/√μ is far off at small μ, where
+    one count of mean 0.0024 would read z = 20 instead of 2.8)."""
+    if expected <= 0:
+        return 0.0 if observed == 0 else math.inf
+    if observed >= expected:
+        p, sign = float(poisson.sf(observed - 1, expected)), 1.0
+    else:
+        p, sign = float(poisson.cdf(observed, expected)), -1.0
+    return sign * float(norm.isf(min(1.0, 2 * p) / 2))
 
 
 def t_critical(z: float, dof: float) -> float:

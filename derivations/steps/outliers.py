@@ -27,6 +27,7 @@ from derivations import ledger_draws
 from derivations import regimes as rg
 from derivations.params import Params
 from derivations.step import INCONCLUSIVE, Step, Table
+from numerics import stats
 from numerics.outliers import expected_entries_above
 from theory import outliers as th
 
@@ -127,7 +128,7 @@ def _location_row(table: Table, ell, errors: list[float], example: str) -> None:
 def count_table(sw: ev.Sweep, params: Params, E: float) -> Table:
     table = ev.z_table("How many: s^2 of M0 above E(1 + 5 ell^(-2/3)), summed over draws, "
                        "against the expected number of entries above the a that puts an "
-                       "outlier there (Poisson)")
+                       "outlier there (Poisson: z from its exact tail)")
     zs, rse = [], []
     reg = regime(params, sorted(sw))
     for (ell, draws), inside in zip(sorted(sw.items()), reg.inside):
@@ -143,9 +144,10 @@ def count_table(sw: ev.Sweep, params: Params, E: float) -> Table:
             table.add(["count", ell, str(observed), "0", "no outliers expected", ""],
                       observed == 0)
             continue
-        se = float(np.sqrt(expected))                   # Poisson
+        se = float(np.sqrt(expected))                   # Poisson; its exact tail for z
         zs.append(ev.z_value(table, ["count", ell, str(observed), ev.fmt(expected, 4)],
-                             f"count at ell = {ell}", observed, se, math.inf, expected))
+                             f"count at ell = {ell}", observed, se, math.inf, expected,
+                             z=stats.poisson_z(observed, expected)))
         rse.append(se / expected)
     if zs:
         ev.z_combined(table, ["count", "all", "", ""], "count", zs, rse)

@@ -111,3 +111,11 @@ def test_key_sum_variance_is_calibrated_for_a_function_of_two_keys():
         values.append(v)
         variances.append(var)
     assert np.mean(variances) == pytest.approx(np.var(values, ddof=1), rel=0.2)
+
+
+def test_poisson_z_is_exact_at_small_means_and_normal_at_large():
+    from numerics.stats import poisson_z
+    assert poisson_z(1, 0.0024) == pytest.approx(2.82, abs=0.01)     # normal: z = 20
+    assert poisson_z(0, 0.5) == 0.0 and poisson_z(3, 0.0) == float("inf")
+    assert poisson_z(1100, 1000.0) == pytest.approx(100 / 1000**0.5, rel=0.05)
+    assert poisson_z(900, 1000.0) == pytest.approx(-100 / 1000**0.5, rel=0.05)
