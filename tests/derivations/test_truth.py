@@ -63,3 +63,18 @@ def test_an_internal_error_is_recorded_and_the_grid_goes_on(monkeypatch):
     step = exponential.STEP.__class__(**{**exponential.STEP.__dict__, "check": broken})
     result = truth.step_result(step, truth.Params(beta=0.5, sizes=(200, 400, 800), draws=2))
     assert result["verdict"] == "ERROR" and "ArithmeticError: no convergence" in result["reason"]
+
+
+def test_a_seed_only_step_is_measured_once_per_seed():
+    calls = []
+
+    def counted(params):
+        calls.append(params.seed)
+        return []
+
+    step = exponential.STEP.__class__(**{**exponential.STEP.__dict__, "id": "threshold",
+                                         "check": counted})
+    for b in (0.5, 1.0):
+        truth.cell(b, 1.0, (200, 400, 800), 2, 2, steps=[step])
+    truth.cell(0.5, 1.0, (200, 400, 800), 2, 2, seed=1, steps=[step])
+    assert calls == [0, 1]
