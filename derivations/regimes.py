@@ -226,8 +226,6 @@ def full(beta: float, y: float, sizes: Sequence[int], heads: int = 1) -> Regime:
                   f"finite-size term is not b/ell", start, beta)
 
 
-__all__ = ["BULK_SHARE", "MASS_SHARE", "MIN_SIZES", "Regime", "both", "bulk", "cut",
-           "expected_outliers", "full", "mass", "mass_deficit"]
 
 
 @lru_cache(maxsize=256)
@@ -292,3 +290,8 @@ def cache_clear() -> None:
     for cached in (mass_deficit, expected_outliers, partners, th.edge_point, th._g_float,
                    th.long_thresholds):
         cached.cache_clear()
+
+
+__all__ = ["BULK_SHARE", "ISOLATED_SHARE", "MASS_SHARE", "MIN_SIZES", "SLOPE_SHARE",
+           "TAIL_ENTRIES", "Regime", "both", "bulk", "cache_clear", "cut", "expected_outliers",
+           "full", "isolated", "mass", "mass_deficit", "normaliser_rate", "partners", "tails"]

@@ -112,8 +112,6 @@ def outlier_location(a: float, b: float, yy: float, dps: int = 20) -> float | No
         return float(root**2 * target)
 
 
-
-
 def conditional_location(a: float, b: float, yy: float, r: float = 1.0, c: float = 1.0,
                          ell: float = math.inf) -> float | None:
     """The outlier of an entry a at (i, j) given r = ‖q_i‖²/d_qk, c = ‖k_j‖²/d_qk and ℓ.
@@ -222,8 +220,9 @@ def long_thresholds(b: float, yy: float) -> tuple[float, float]:
     does."""
     star = float(edge_point(b, yy)[0])
     out = []
-    for k in range(2):
-        den = lambda v: _denominators(b, yy, v, v)[k](star)      # noqa: B023 - used at once
+    for k in range(2):                           # k = 0: the row's, 1: the column's
+        def den(v: float, k: int = k) -> float:
+            return _denominators(b, yy, v, v)[k](star)
         out.append(brentq(den, 1.0, 50.0) if den(50.0) < 0 else math.inf)
     return out[0], out[1]
 
