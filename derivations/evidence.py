@@ -290,10 +290,14 @@ def rank_one_tables(sweep: Sweep, params: Params, a: str, b: str, shown: tuple[s
     """
     key, diff = f"{a}->{b}", f"{shown[0]} - {shown[1]}"
     norms = rate_table(f"Norms of {diff} against ell (mean over draws)", params)
+    # ‖D − 𝟙‖² and ‖c‖² are degree 2 in f(S): read where one draw reaches the scores that
+    # carry E f(S)² (at d_qk ≤ 4β² that mean is infinite, and no size does)
+    tails = rg.tails(params.beta, params.y, list(params.sizes))
     rate_row(norms, f"||{diff}||_F / sqrt(ell)", params,
-             per_size(sweep, lambda m: m.differences[key]["frob"]), -0.5, "agree")
+             per_size(sweep, lambda m: m.differences[key]["frob"]), -0.5, "agree",
+             regime=tails)
     rate_row(norms, f"||{diff}|| (= {operator_meaning}, does not shrink)", params,
-             per_size(sweep, lambda m: m.differences[key]["op"]), 0.0, "agree")
+             per_size(sweep, lambda m: m.differences[key]["op"]), 0.0, "agree", regime=tails)
     moments = rate_table("Moment differences (rank-one bound 2 M^2q / ell: slope -1 while "
                          "the norm M stays bounded; judged against -1/2, since outliers "
                          "move M at moderate ell)", params)
