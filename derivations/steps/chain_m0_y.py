@@ -9,6 +9,7 @@ over moderate ℓ (``numerics.normalizer_error``): the rate is read where it doe
 
 from __future__ import annotations
 
+import numpy as np
 import sympy as sp
 
 from derivations import chain_values, ledger_draws
@@ -40,8 +41,12 @@ def check(params: Params) -> list[Table]:
     ev.rate_row(norms, "||M0 - Y||_F / sqrt(ell)", params,
                 ev.per_size(sw, lambda m: m.differences[KEY]["frob"]), -0.5, "agree",
                 regime=rg.normaliser_rate(params.beta, params.y, list(params.sizes)))
-    ev.rate_row(norms, "max|1/D - 1| ||Y|| (bound on the operator norm)", params,
-                ev.per_size(sw, lambda m: m.differences[KEY]["bound"]), -0.5, "at most")
+    # a max over ℓ rows carries the extreme-value factor √(2 log ℓ) (+0.08 on the slope
+    # over ℓ = 250 … 2000): the bound is read without it
+    ev.rate_row(norms, "max|1/D - 1| ||Y|| / sqrt(2 log ell) (bound on the operator norm)",
+                params, [v / np.sqrt(2 * np.log(ell)) for ell, v in zip(
+                    sorted(sw), ev.per_size(sw, lambda m: m.differences[KEY]["bound"]))],
+                -0.5, "at most")
     ev.rate_row(norms, "||M0 - Y|| (outlier rows dominate it)", params,
                 ev.per_size(sw, lambda m: m.differences[KEY]["op"]), -0.5, "at most",
                 judged=False)
