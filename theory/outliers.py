@@ -217,13 +217,14 @@ def long_location(b: float, yy: float, r: float = 1.0, c: float = 1.0) -> float 
 def long_thresholds(b: float, yy: float) -> tuple[float, float]:
     """(r*, c*): the query and key norms from which a row or a column alone makes an outlier
     (``long_location``): 1/g_r or 1/g_c vanishes at s*, the edge. inf where none below 50
-    does."""
+    (or below the norm whose e^{β²(2c−1)} would overflow) does."""
     star = float(edge_point(b, yy)[0])
+    top = min(50.0, 0.5 + 300 / (b * b))         # e^{β²(2c−1)} stays below e^{600}
     out = []
     for k in range(2):                           # k = 0: the row's, 1: the column's
         def den(v: float, k: int = k) -> float:
             return _denominators(b, yy, v, v)[k](star)
-        out.append(brentq(den, 1.0, 50.0) if den(50.0) < 0 else math.inf)
+        out.append(brentq(den, 1.0, top) if den(top) < 0 else math.inf)
     return out[0], out[1]
 
 
