@@ -301,7 +301,8 @@ def rank_one_tables(sweep: Sweep, params: Params, a: str, b: str, shown: tuple[s
     moments = rate_table("Moment differences (rank-one bound 2 M^2q / ell: slope -1 while "
                          "the norm M stays bounded; judged against -1/2, since outliers "
                          "move M at moderate ell)", params)
-    moment_rows(moments, sweep, params, a, b, -1.0, "at most", 0.1, limit=-0.5)
+    moment_rows(moments, sweep, params, a, b, -1.0, "at most", 0.1, limit=-0.5,
+                regime=rg.both(rg.mass(params.beta, params.y, list(params.sizes)), tails))
     return (rank_table(sweep, key), norms, moment_bound_table(sweep, a, b, "rank"),
             moments)
 
