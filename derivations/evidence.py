@@ -200,6 +200,13 @@ def tail_untested(degree: int, beta: float, entries: int, d_qk: float = math.inf
             f"{degree}beta{where}, which carry the mean (need {TAIL_ENTRIES:g})")
 
 
+def untested_per_size(params: Params, degree: int = 2) -> list[str | None]:
+    """``tail_untested`` at each of the run's sizes, over its draws' ℓ² scores at that d_qk
+    (for z rows of statistics of one chain draw)."""
+    return [tail_untested(degree, params.beta, ell * ell * params.draws, params.d_qk(ell))
+            for ell in params.sizes]
+
+
 def detectable(se: float, dof: float, reference: float, z: float = Z_MAX) -> float:
     """The relative error of ``reference`` that a test at |z| detects: t_z(dof) se/|ref|."""
     return stats.t_critical(z, dof) * se / abs(reference)

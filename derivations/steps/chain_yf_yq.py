@@ -67,8 +67,7 @@ def check(params: Params) -> list[Table]:
     values = ev.per_size(sw, lambda m: m.statistics["projection on c"][0])
     variances = ev.per_size(sw, lambda m: m.statistics["projection on c"][1])
     ev.z_rows(z, "projection on c", list(params.sizes), values, [1.0] * len(values), variances,
-              untested=[ev.tail_untested(2, params.beta, ell * ell * params.draws,
-                                         params.d_qk(ell)) for ell in params.sizes])
+              untested=ev.untested_per_size(params))
     norm_rows(z, sw, params, "||c||^2", "||c||^2", norm_squared(), 2)
     rank, norms, bound, moments = ev.rank_one_tables(sw, params, "Y_f", "Y_Q",
                                                      ("Y^f", "Y^Q"), "||c||")

@@ -77,8 +77,7 @@ def check(params: Params) -> list[Table]:
     z = ev.z_table("Given K the centred rows r_i of f(S) are i.i.d. with covariance Sigma_f: "
                    "mean of r_i^T W r_i minus its expectation tr(W Sigma_f)")
     # a row's form is degree 2 in f(S): judged where the draws reach the scores that carry it
-    untested = [ev.tail_untested(2, params.beta, ell * ell * params.draws, params.d_qk(ell))
-                for ell in params.sizes]
+    untested = ev.untested_per_size(params)
     for name, label in FORMS.items():
         key = f"r^T {name} r"
         ev.z_rows(z, f"r^T {name} r - {label}", list(params.sizes),
