@@ -66,25 +66,30 @@ def rate_row(table: Table, label: str, params: Params, values: list[np.ndarray],
 
     ``limit``: the slope the rule compares with, when it is not the predicted one (a rule
     weaker than the prediction, e.g. a bound that holds only for bounded norms).
-    ``regime`` (a ``derivations.regimes.Regime``): where some size is outside it, the row is
-    INCONCLUSIVE and its rule says what would decide.
+    ``regime`` (a ``derivations.regimes.Regime``): the slope is fitted on the largest sizes
+    inside it (at least three; the others are shown, not fitted); with fewer, the row is
+    INCONCLUSIVE and its rule says why and what would decide.
     """
-    if regime is not None and not all(regime.inside):
+    sizes = list(params.sizes if sizes is None else sizes)
+    first = 0 if regime is None else regime.first()
+    if first is None:
         cells = [pm(*mean_se(v)) for v in values]
         table.add([label, *cells, "", fmt(predicted, 3),
-                   f"not in its regime at every size: {regime.need_text}"], INCONCLUSIVE)
+                   f"not in its regime: {regime.why}; {regime.need_text}"], INCONCLUSIVE)
         return stats.Rate(float("nan"), float("nan"))
     limit = predicted if limit is None else limit
-    sizes = params.sizes if sizes is None else sizes
-    cells, means, ses = [], [], []
-    for v in values:
+    cells = [f"{pm(*mean_se(v))} (not fitted)" for v in values[:first]]
+    means, ses = [], []
+    for v in values[first:]:
         mean, se = mean_se(v)
         cells.append(pm(mean, se))
         means.append(mean)
         ses.append(se)
+    values, sizes = values[first:], sizes[first:]
+    note = f"; fitted on ell >= {sizes[0]} (below: {regime.why})" if first else ""
     dofs = [len(v) - 1 for v in values]
     if min(means) <= 0:
-        table.add([label, *cells, "undefined (a mean is 0)", fmt(predicted, 3), rule],
+        table.add([label, *cells, "undefined (a mean is 0)", fmt(predicted, 3), rule + note],
                   False if judged else None)
         return stats.Rate(float("nan"), float("nan"))
     rate = stats.fit_rate(sizes, means, ses if min(ses) > 0 else None, dofs)
@@ -100,7 +105,7 @@ def rate_row(table: Table, label: str, params: Params, values: list[np.ndarray],
         ok = rate.slope <= limit + width
         text = f"slope <= {limit:g} + {width:.2g}"
     table.add([label, *cells, pm(rate.slope, rate.se), fmt(predicted, 3),
-               text if judged else f"reported ({text})"], ok if judged else None)
+               (text if judged else f"reported ({text})") + note], ok if judged else None)
     return rate
 
 
@@ -133,14 +138,15 @@ def moment_rows(table: Table, sweep: Sweep, params: Params, a: str, b: str,
                 predicted: float, rule: str, tol: float, judged: bool = True,
                 limit: float | None = None, regime=None) -> None:
     """|m_q(a) − m_q(b)|, q = 1..4, over the full spectrum and the bulk (top r removed);
-    ``regime``: see :func:`rate_row`."""
+    ``regime``: see :func:`rate_row`, or a function of q giving it."""
     for r in sorted({0, params.remove_top}):
         for q in range(1, 5):
             values = per_size(sweep, lambda m, q=q, r=r:
                               abs(m.moments(a, r)[q - 1] - m.moments(b, r)[q - 1]))
             where = "full" if r == 0 else f"bulk (top {r} removed)"
             rate_row(table, f"|m_{q}({a}) - m_{q}({b})|, {where}", params, values,
-                     predicted, rule, tol, judged, limit, regime=regime)
+                     predicted, rule, tol, judged, limit,
+                     regime=regime(q) if callable(regime) else regime)
 
 
 def moment_bound_table(sweep: Sweep, a: str, b: str, kind: str) -> Table:
@@ -197,7 +203,9 @@ def tail_untested(degree: int, beta: float, entries: int, d_qk: float = math.inf
         return None
     where = "" if math.isinf(d_qk) else f" (d_qk = {d_qk:g})"
     return (f"not tested: {reach:.2g} of the {entries} entries expected beyond S = "
-            f"{degree}beta{where}, which carry the mean (need {TAIL_ENTRIES:g})")
+            f"{degree}beta{where}, which carry the mean (need {TAIL_ENTRIES:g}: "
+            + (f"{TAIL_ENTRIES / reach:.2g} times the draws)" if reach > 0 else
+               "beyond any number of draws)"))
 
 
 def untested_per_size(params: Params, degree: int = 2) -> list[str | None]:
@@ -378,6 +386,13 @@ def limit_row(table: Table, label: str, sizes, values: list[np.ndarray], predict
         if first:
             sizes, values = list(sizes)[first:], list(values)[first:]
             label = f"{label} (ell >= {sizes[0]}, the sizes in its regime)"
+    bad = [ell for ell, v in zip(sizes, values) if not np.all(np.isfinite(v))
+           or not np.isfinite(stats.mean_variance(v)[1])]
+    if bad:
+        table.add([label, "", fmt(predicted, 8), "", f"not fitted: a draw or its spread "
+                   f"overflows double precision at ell = {', '.join(map(str, bad))}", ""],
+                  INCONCLUSIVE)
+        return None
     limit = extrapolated(sizes, values, powers)
     value_row(table, label, limit.value, limit.se, limit.dof, predicted, fit_text(limit),
               judged, scale)

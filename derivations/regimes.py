@@ -58,6 +58,9 @@ from theory.inputs import d_qk as d_rule
 MASS_SHARE = 0.01
 MASS_POWERS = (1.0, 2.0)
 BULK_SHARE = 0.2
+EDGE_SHARE = 0.1
+"""The bulk edge λ_(r+1) sits near E − c(r/ℓ)^{2/3}; a fit of its b ℓ^{-2/3} holds while the
+next term, (r/ℓ)^{4/3}, is at most (0.1)^{2/3} ≈ a fifth of it."""
 QUANTILE = 0.99
 GROWTH = 1.5
 """The full spectrum's outliers may grow by this factor from one size to the next (per
@@ -67,6 +70,12 @@ SLOPE_SHARE = 0.05
 TAIL_ENTRIES = 1000.0
 """Scores beyond the tilt point a sample needs before its degree-p mean is judged (the rule
 of ``derivations.evidence.tail_entries``, whose constant this is)."""
+WIDTH_MIN = 32
+"""The smallest d_qk a fit of a spectrum's moments to ℓ → ∞ reads (``width``). Not derived:
+measured where the d_qk^{-2} terms spoil the fit's form. With two heads at β = 0.5, y = 16,
+the bulk's m₃ (top 2 clipped) is 1.56, 1.69, 1.73 at d_qk = 16, 31, 62 against its limit
+1.702, still rising through it, and a fit from d_qk = 16 extrapolates to 1.79 (z = 4.4); the
+same happens at β = 0.25."""
 MIN_SIZES = 3
 SEARCH_MAX = 10**12
 """The largest ℓ a 'needs' is looked for at (a doubling grid from the run's largest size)."""
@@ -153,7 +162,7 @@ def mass(beta: float, y: float, sizes: Sequence[int]) -> Regime:
         if abs(_mass_bias(beta, y, sizes[first:])) <= MASS_SHARE:
             return Regime(tuple(i >= first for i in range(len(sizes))),
                           "" if first == 0 else f"the exact mass's finite-size term is not "
-                          f"b/ell below ell = {sizes[first]}", 0, beta)
+                          f"b/ell below ell = {sizes[first]}", sizes[first], beta)
     shares = ", ".join(f"{100 * mass_deficit(beta, y, ell):.0f}%" for ell in sizes)
     found = next((ell for ell in _doubling(max(sizes)) if abs(_mass_bias(
         beta, y, [ell, 2 * ell, 4 * ell])) <= MASS_SHARE), None)
@@ -184,25 +193,26 @@ def cut(beta: float, y: float, ell: int, base: int, heads: int = 1) -> int:
 
 
 def bulk(beta: float, y: float, sizes: Sequence[int], base: int,
-         heads: int = 1) -> tuple[Regime, int]:
+         heads: int = 1, share: float = BULK_SHARE) -> tuple[Regime, int]:
     """The bulk's regime and its cut: the largest sizes (three at least) for which one r, the
-    largest r(ℓ) among them, is at most ``BULK_SHARE`` of the smallest (one r for all the
-    sizes of a fit, so that the cut's own finite-size term keeps its form)."""
+    largest r(ℓ) among them, is at most ``share`` of the smallest (one r for all the
+    sizes of a fit, so that the cut's own finite-size term keeps its form; the bulk edge
+    λ_(r+1) takes ``EDGE_SHARE``)."""
     sizes = list(sizes)
     r_of = [cut(beta, y, ell, base, heads) for ell in sizes]
     for first in range(len(sizes) - MIN_SIZES + 1):
         r = max(r_of[first:])
-        if r <= BULK_SHARE * sizes[first]:
+        if r <= share * sizes[first]:
             return Regime(tuple(i >= first for i in range(len(sizes))),
                           "" if first == 0 else f"the predicted outliers fill more than "
-                          f"{100 * BULK_SHARE:g}% of the spectrum below ell = {sizes[first]}",
-                          0, beta), r
+                          f"{100 * share:g}% of the spectrum below ell = {sizes[first]}",
+                          sizes[first], beta), r
     counts = ", ".join(f"{expected_outliers(beta, y, ell, heads):.3g}" for ell in sizes)
     fits = lambda ell: max(cut(beta, y, v, base, heads) for v in (ell, 2 * ell, 4 * ell)) \
-        <= BULK_SHARE * ell
+        <= share * ell
     found = next((ell for ell in _doubling(max(sizes)) if fits(ell)), None)
     return Regime((False,) * len(sizes), f"the predicted outliers ({counts} expected at ell = "
-                  f"{', '.join(map(str, sizes))}) fill more than {100 * BULK_SHARE:g}% of the "
+                  f"{', '.join(map(str, sizes))}) fill more than {100 * share:g}% of the "
                   f"spectrum", found, beta), max(r_of)
 
 
@@ -269,6 +279,46 @@ def normaliser_rate(beta: float, y: float, sizes: Sequence[int]) -> Regime:
                      why, beta)
 
 
+def tail_bound(p: int, beta: float) -> float:
+    """The d_qk above which a z-test of a degree-p statistic of X_ij is sound: (4p)²β².
+
+    E X^q = E e^{q²β²v/2 − qβ²/2} is finite iff d_qk > q²β². A statistic of degree p
+    has a variance iff q = 2p is finite and a consistent standard error iff q = 4p is.
+    """
+    return (4 * p) ** 2 * beta**2
+
+
+def _d_qk_above(bound: float, beta: float, y: float, sizes: Sequence[int], what: str
+                ) -> Regime:
+    """The sizes where d_qk = round(ℓ/y) exceeds ``bound``; ``what`` says why it must."""
+    def why() -> str:
+        return (f"d_qk = {', '.join(str(d_rule(ell, y)) for ell in sizes)} at ell = "
+                f"{', '.join(map(str, sizes))}, at most {bound:g}, where {what}")
+
+    return _per_size(lambda ell: d_rule(ell, y) > bound, sizes, why, beta)
+
+
+def width(beta: float, y: float, sizes: Sequence[int]) -> Regime:
+    """The sizes where d_qk = round(ℓ/y) is at least ``WIDTH_MIN``: below, the scores' finite
+    width puts terms in d_qk^{-2} = y²/ℓ² into a spectrum's moments as large as the fitted
+    b/ℓ, and the fit's form does not hold."""
+    return _d_qk_above(WIDTH_MIN - 1, beta, y, sizes,
+                       "the scores' width makes terms in y^2/ell^2 as large as the fit's b/ell")
+
+
+def key_norms(beta: float, y: float, sizes: Sequence[int], degree: int = 1) -> Regime:
+    """The sizes where a degree-q statistic of Σ_f, the keys' covariance E_q f(S)f(S)ᵀ, has
+    a consistent standard error: d_qk > 16qβ².
+
+    Σ_f's diagonal is e^{2β²c_j − β²} with c_j = ‖k_j‖²/d_qk, and
+    E e^{2mβ²c} = (1 − 4mβ²/d_qk)^{−d_qk/2} is finite iff d_qk > 4mβ²; a mean of its q-th
+    power needs m = 4q for a consistent standard error.
+    """
+    return _d_qk_above(16 * degree * beta**2, beta, y, sizes,
+                       f"a degree-{degree} mean of the keys' covariance Sigma_f (its diagonal "
+                       f"e^(2 b^2 |k|^2/d_qk)) has no consistent standard error")
+
+
 def tails(beta: float, y: float, sizes: Sequence[int], degree: int = 2) -> Regime:
     """The sizes where one draw's ℓ² scores hold at least ``TAIL_ENTRIES`` beyond the point
     that carries E e^{degree·βS} at d_qk = round(ℓ/y) (``numerics.outliers.tilt_tail``)."""
@@ -292,6 +342,7 @@ def cache_clear() -> None:
         cached.cache_clear()
 
 
-__all__ = ["BULK_SHARE", "ISOLATED_SHARE", "MASS_SHARE", "MIN_SIZES", "SLOPE_SHARE",
-           "TAIL_ENTRIES", "Regime", "both", "bulk", "cache_clear", "cut", "expected_outliers",
-           "full", "isolated", "mass", "mass_deficit", "normaliser_rate", "partners", "tails"]
+__all__ = ["BULK_SHARE", "EDGE_SHARE", "ISOLATED_SHARE", "MASS_SHARE", "MIN_SIZES", "SLOPE_SHARE",
+           "TAIL_ENTRIES", "WIDTH_MIN", "Regime", "both", "bulk", "cache_clear", "cut", "expected_outliers",
+           "full", "isolated", "key_norms", "mass", "mass_deficit", "normaliser_rate",
+           "partners", "tail_bound", "tails", "width"]

@@ -12,18 +12,22 @@ from __future__ import annotations
 
 import math
 import re
+from fractions import Fraction
 from numbers import Integral
 
 import numpy as np
 
 
 def number(value: object, name: str) -> float:
-    """A finite real number (a numeric string is accepted; a bool is not)."""
+    """A finite real number (a numeric string, or a ratio such as "1/4", is accepted; a bool
+    is not)."""
     if isinstance(value, (bool, np.bool_)):
         raise ValueError(f"{name} must be a finite number (got {value!r})")
     try:
+        if isinstance(value, str) and "/" in value:
+            value = Fraction(value.strip())
         out = float(value)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, ZeroDivisionError):
         raise ValueError(f"{name} must be a finite number (got {value!r})") from None
     if not math.isfinite(out):
         raise ValueError(f"{name} must be a finite number (got {value!r})")

@@ -39,16 +39,15 @@ def derive(params: Params) -> dict[str, sp.Expr | str]:
 
 def norm_rows(table: Table, sw: ev.Sweep, params: Params, label: str, statistic: str,
               formula: sp.Expr, degree: int) -> None:
-    """z-tests of a per-draw squared norm against its exact mean, where the tails allow."""
-    bound = normalizer_step.tail_bound(degree, params.beta)
+    """z-tests of a per-draw squared norm against its exact mean, where the tails allow
+    (``normalizer.untested``)."""
     values = ev.per_size(sw, lambda m: m.statistics[statistic][0])
     tested = []
-    for k, L in enumerate(params.sizes):
-        if params.d_qk(L) > bound:
+    for k, (L, why) in enumerate(zip(params.sizes, normalizer_step.untested(degree, params))):
+        if why is None:
             tested.append(k)
         else:
-            table.add([label, L, ev.pm(*ev.mean_se(values[k])), "",
-                       f"not tested: d_qk <= {bound:g} (heavy tails)", ""])
+            table.add([label, L, ev.pm(*ev.mean_se(values[k])), "", why, ""])
     ev.z_rows(table, label, [params.sizes[k] for k in tested], [values[k] for k in tested],
               [float(normalizer_step.evaluate(formula, params.beta, params.sizes[k],
                                          params.d_qk(params.sizes[k]))) for k in tested])

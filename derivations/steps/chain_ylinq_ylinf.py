@@ -93,7 +93,7 @@ def routes_table(params: Params) -> Table:
     return table
 
 
-def operator_rows(table: Table, sw: ev.Sweep, limit: float, beta_value: float) -> None:
+def operator_rows(table: Table, sw: ev.Sweep, limit: float, params: Params) -> None:
     """Judge ‖Y^lin_Q − Y^lin_f‖ against ``limit`` on the sizes of its regime.
 
     Its shift over the spike alone on the same draw (``SPIKE_ALONE``), the part that the rest
@@ -121,8 +121,9 @@ def operator_rows(table: Table, sw: ev.Sweep, limit: float, beta_value: float) -
                        f"the rest of Sigma_f - Sigma_G shifts it by "
                        f"{', '.join(fmt(v, 2) for v in share)} of the spike alone at ell = "
                        f"{', '.join(map(str, sizes))} (a size counts within {REGIME:g})",
-                       max(need, sizes[-1]) if need else need, beta_value)
-    ev.limit_row(table, label, sizes, full, limit, POWERS, regime=regime)
+                       max(need, sizes[-1]) if need else need, params.beta)
+    ev.limit_row(table, label, sizes, full, limit, POWERS,
+                 regime=rg.both(regime, rg.key_norms(params.beta, params.y, sizes)))
 
 
 def check(params: Params) -> list[Table]:
@@ -130,18 +131,23 @@ def check(params: Params) -> list[Table]:
     s, routes = limits(params)
     limit_op = routes["integral"]
     sizes = sorted(sw)
+    # every row reads Sigma_f, heavy in the keys' norms: q-th moments are of degree q in it
+    keys = lambda q=1: rg.key_norms(params.beta, params.y, sizes, q)  # noqa: E731
     values = ev.value_table("The spike and the operator norm, fitted to ell -> inf")
     ev.limit_row(values, f"{SPIKE}, ell -> inf", sizes,
-                 ev.per_size(sw, lambda m: m.statistics[SPIKE][0]), s, POWERS)
+                 ev.per_size(sw, lambda m: m.statistics[SPIKE][0]), s, POWERS, regime=keys())
     ev.limit_row(values, f"{SPIKE_ALONE} on the draw's keys (s its own), ell -> inf", sizes,
-                 ev.per_size(sw, lambda m: m.statistics[SPIKE_ALONE][0]), limit_op, POWERS)
-    operator_rows(values, sw, limit_op, params.beta)
+                 ev.per_size(sw, lambda m: m.statistics[SPIKE_ALONE][0]), limit_op, POWERS,
+                 regime=keys())
+    operator_rows(values, sw, limit_op, params)
     norms = ev.rate_table("Norms of Y^lin_Q - Y^lin_f (shared G) against ell (mean over draws)",
                           params)
     ev.rate_row(norms, "||Y_lin_Q - Y_lin_f||_F / sqrt(ell)", params,
-                ev.per_size(sw, lambda m: m.differences[KEY]["frob"]), -0.5, "agree")
+                ev.per_size(sw, lambda m: m.differences[KEY]["frob"]), -0.5, "agree",
+                regime=keys())
     moments = ev.rate_table("Moment differences (Frobenius bound: slope -1/2)", params)
-    ev.moment_rows(moments, sw, params, "Y_lin_Q", "Y_lin_f", -0.5, "at most", 0.1)
+    ev.moment_rows(moments, sw, params, "Y_lin_Q", "Y_lin_f", -0.5, "at most", 0.1,
+                   regime=keys)
     means = Table("The spike, mean over draws",
                   ["ell", SPIKE, SPIKE_ALONE, "||Y_lin_Q - Y_lin_f||"])
     for ell, draws in sw.items():

@@ -139,8 +139,9 @@ def regimes(params: Params, sizes, heads: int = 1) -> Regimes:
     outlier above it: its r is the prediction's (at least ``remove_top``) everywhere.
     ``heads``: h heads of ``sizes`` tokens each (the multi-head law's draws)."""
     b, yy = params.beta, params.y
-    mass, full = rg.mass(b, yy, sizes), rg.full(b, yy, sizes, heads)
-    edge, edge_cut = rg.bulk(b, yy, sizes, params.remove_top, heads)
+    mass = rg.both(rg.mass(b, yy, sizes), rg.width(b, yy, sizes))
+    full = rg.full(b, yy, sizes, heads)
+    edge, edge_cut = rg.bulk(b, yy, sizes, params.remove_top, heads, rg.EDGE_SHARE)
     bulk, clip = (full, CLIP_TOP) if full.first() is not None else rg.bulk(b, yy, sizes,
                                                                           CLIP_TOP, heads)
     return Regimes(rg.both(mass, full), rg.both(mass, bulk), clip, rg.both(mass, edge),

@@ -39,13 +39,16 @@ SAMPLED = {             # statistic of the D_ii of one matrix → (label, exact 
 }
 
 
-def tail_bound(p: int, b: float) -> float:
-    """The d_qk above which a z-test of a degree-p statistic of X_ij is sound: (4p)²β².
-
-    E X^q = E e^{q²β²v/2 − qβ²/2} is finite iff d_qk > q²β². A statistic of degree p
-    has a variance iff q = 2p is finite and a consistent standard error iff q = 4p is.
-    """
-    return (4 * p) ** 2 * b**2
+def untested(p: int, params: Params, scores: bool = True) -> list[str | None]:
+    """Per size, why a degree-p mean of X_ij over the run's draws (ℓ² scores each) is not
+    judged, or None: d_qk at most ``regimes.tail_bound`` (no consistent standard error), or
+    (``scores``: a mean over the scores themselves, not over Gaussian entries whose variance
+    is one such mean) the draws short of the scores that carry it
+    (``evidence.tail_untested`` at d_qk)."""
+    bound = rg.tail_bound(p, params.beta)
+    return [f"not tested: d_qk <= {bound:g}, heavy tails" if params.d_qk(L) <= bound else
+            ev.tail_untested(p, params.beta, L * L * params.draws, params.d_qk(L))
+            if scores else None for L in params.sizes]
 
 
 def latex() -> str:
@@ -187,18 +190,15 @@ def sampled_tables(params: Params) -> list[Table]:
                     ["statistic", "ell", "d_qk", "measured ± se", "exact", "z", "detectable"])
     for key, (label, formula_name, p) in SAMPLED.items():
         formula = getattr(nz, formula_name)
-        bound = tail_bound(p, params.beta)
         zs, rse = [], []
-        for L in params.sizes:
+        for L, why in zip(params.sizes, untested(p, params)):
             d = params.d_qk(L)
             mean, se = samples[L][key]
             exact = float(evaluate(formula(), params.beta, L, d))
-            untested = (f"not tested: d_qk <= {bound:g}, heavy tails" if d <= bound else
-                        ev.tail_untested(p, params.beta, L * L * params.draws))
             z = ev.z_value(moments, [label, L, d, pm(mean, se), fmt(exact, 8)],
                            f"{label} at ell = {L}", mean, se, math.inf, exact,
-                           untested=untested)
-            if untested is None:
+                           untested=why)
+            if why is None:
                 zs.append(z)
                 rse.append(se / abs(exact))
         if zs:

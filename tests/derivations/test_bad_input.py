@@ -115,3 +115,10 @@ def test_every_parser_returns_or_raises_one_line_naming_its_parameter(text):
             parse(text)
         except ValueError as err:
             assert one_line_naming(err, name), (name, text, err)
+
+
+def test_a_ratio_is_a_number_where_a_float_is():
+    assert inputs.ratio("1/16") == 1 / 16 and inputs.beta(" 3/2 ") == 1.5
+    for text in ("1/0", "1/4/2", "a/b", "1/-4"):
+        with pytest.raises(ValueError, match="^y must be"):
+            inputs.ratio(text)

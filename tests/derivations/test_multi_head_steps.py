@@ -11,7 +11,8 @@ from derivations.steps import limit_law, mha_output, multi_head_law
 from theory import multi_head as mh
 from theory import outliers
 
-SMALL = Params(beta=1.0, y=2.0, sizes=(100, 200, 400), draws=12, heads=2)
+# y = 1: the fits read d_qk >= 32 (regimes.WIDTH_MIN), which n = 50, 100, 200 have at y = 1
+SMALL = Params(beta=1.0, y=1.0, sizes=(100, 200, 400), draws=12, heads=2)
 STEPS = (multi_head_law, mha_output)
 
 
