@@ -7,7 +7,7 @@ import pytest
 
 from derivations import evidence as ev
 from derivations.params import Params
-from derivations.step import Table
+from derivations.step import INCONCLUSIVE, Table
 from numerics import stats
 
 
@@ -58,3 +58,26 @@ def test_sample_means_are_judged_only_where_the_sample_reaches_their_tail():
     table = exponential.sampled_table(Params(beta=3.0, y=0.25, sizes=(100, 200, 400), draws=1))
     assert table.values == [] and all(v is None for v in table.verdicts)   # e^{36} is unseen
     assert any("not tested" in str(c) for row in table.rows for c in row)
+
+
+def test_a_slope_is_fitted_on_the_sizes_inside_its_regime():
+    from derivations import regimes as rg
+    params = Params(sizes=(100, 200, 400, 800), draws=4)
+    rng = np.random.default_rng(0)
+    values = [np.full(4, 10.0)] + [ell ** -0.5 * (1 + 0.01 * rng.standard_normal(4))
+                                   for ell in params.sizes[1:]]
+    table = ev.rate_table("t", params)
+    inside = rg.Regime((False, True, True, True), "too small", 200, 1.0)
+    rate = ev.rate_row(table, "x", params, values, -0.5, regime=inside)
+    assert table.verdicts == [True] and abs(rate.slope + 0.5) < 0.05
+    assert "(not fitted)" in table.rows[0][1] and "fitted on ell >= 200" in table.rows[0][-1]
+    few = rg.Regime((False, False, True, True), "too small", 400, 1.0)
+    ev.rate_row(table, "x", params, values, -0.5, regime=few)
+    assert table.verdicts[1] == INCONCLUSIVE and "too small" in table.rows[1][-1]
+
+
+def test_a_fit_whose_draws_overflow_is_not_judged():
+    table = ev.value_table("t")
+    values = [np.array([1.0, 2.0]), np.array([1.0, np.inf]), np.array([1.0, 1.1])]
+    assert ev.limit_row(table, "x", (100, 200, 400), values, 1.0, (1.0,)) is None
+    assert table.verdicts == [INCONCLUSIVE] and "overflows" in table.rows[0][4]

@@ -78,3 +78,37 @@ def test_the_normaliser_rate_waits_for_d_qk_at_large_y():
     assert all(rg.normaliser_rate(1.0, 1.0, sizes).inside)
     reg = rg.normaliser_rate(1.0, 16.0, sizes)
     assert reg.inside == (False, False, False, True) and reg.need == 2000
+
+
+def test_the_keys_covariance_needs_d_qk_above_16_q_beta_squared():
+    """beta = 3, y = 16: ||Y_lin_Q - Y_lin_f||_F / sqrt(ell) was 3.9e6 at ell = 250 and 370 at
+    ell = 2000 (d_qk = 16 ... 125, below 16 beta^2 = 144), a slope of -3.5 that FAILed."""
+    sizes = (250, 500, 1000, 2000)
+    assert all(rg.key_norms(1.0, 1.0, sizes, 4).inside)              # d_qk > 64 at the defaults
+    reg = rg.key_norms(3.0, 16.0, sizes)
+    assert not any(reg.inside) and reg.need == 4000 and "Sigma_f" in reg.why   # d_qk 250
+    assert rg.key_norms(1.0, 16.0, sizes, 1).inside == (False, True, True, True)   # d_qk 16
+
+
+def test_a_fit_reads_sizes_wide_enough():
+    """Two heads at beta = 0.5, y = 16: n = 62 ... 1000 have d_qk = 4 ... 62; from d_qk = 32."""
+    reg = rg.width(0.5, 16.0, (62, 125, 250, 500, 1000))
+    assert reg.inside == (False, False, False, False, True) and "y^2/ell^2" in reg.why
+    assert all(rg.width(1.0, 1.0, DEFAULT_LAW_SIZES).inside)
+
+
+def test_the_edge_cut_is_a_tenth_of_the_smallest_size():
+    """The bulk edge's own (r/ell)^(4/3) term: r <= 10% of the smallest size of a fit."""
+    reg, r = rg.bulk(1.0, 1.0, (62, 125, 250, 500, 1000), 3, 2, rg.EDGE_SHARE)
+    assert r <= rg.EDGE_SHARE * 250 and reg.inside == (False, False, True, True, True)
+    assert reg.need == 250 and "10%" in reg.why
+
+
+def test_the_chain_means_wait_for_their_tails():
+    """beta = 3, y = 1/4: the draws at ell = 1000 hold 0.003 of the 1000 scores beyond the
+    point that carries E f(S)^2, and m_1(Y) fell 75% short of its exact mean (z = -4.7)."""
+    from derivations.steps import normalizer
+    assert normalizer.untested(2, Params()) == [None] * 4
+    why = normalizer.untested(2, Params(beta=3.0, y=0.25))
+    assert all("not tested" in w and "times the draws" in w for w in why)
+    assert normalizer.untested(2, Params(beta=3.0, y=0.25), scores=False) == [None] * 4
