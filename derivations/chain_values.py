@@ -67,9 +67,9 @@ def values_table(sw: ev.Sweep, params: Params, model: str, shown: str) -> Table:
 def method(shown: str) -> str:
     """The method text of the value checks of ``shown``, from the constants they use."""
     return (f"Value checks: m_1({shown}) against its exact mean at each ell (where d_qk > "
-            f"{(4 * DEGREE) ** 2} b^2 and the draws reach the scores that carry it), m_1..m_4 of its bulk (top {CLIP_TOP} clipped) fitted to "
-            f"ell -> inf ({', '.join(f'ell^-{p:.3g}' for p in BULK_POWERS)}) against "
-            "nu_infinity. ")
+            f"{(4 * DEGREE) ** 2} b^2 and the draws reach the scores that carry it), m_1..m_4 "
+            f"of its bulk (top {CLIP_TOP} clipped) fitted to ell -> inf "
+            f"({', '.join(f'ell^-{p:.3g}' for p in BULK_POWERS)}) against nu_infinity. ")
 
 
 FAILURE = f"a value more than {ev.VALUE_Z:g} se (normal scale) from its prediction, "

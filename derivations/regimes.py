@@ -342,7 +342,7 @@ def cache_clear() -> None:
         cached.cache_clear()
 
 
-__all__ = ["BULK_SHARE", "EDGE_SHARE", "ISOLATED_SHARE", "MASS_SHARE", "MIN_SIZES", "SLOPE_SHARE",
-           "TAIL_ENTRIES", "WIDTH_MIN", "Regime", "both", "bulk", "cache_clear", "cut", "expected_outliers",
-           "full", "isolated", "key_norms", "mass", "mass_deficit", "normaliser_rate",
-           "partners", "tail_bound", "tails", "width"]
+__all__ = ["BULK_SHARE", "EDGE_SHARE", "ISOLATED_SHARE", "MASS_SHARE", "MIN_SIZES",
+           "SLOPE_SHARE", "TAIL_ENTRIES", "WIDTH_MIN", "Regime", "both", "bulk", "cache_clear",
+           "cut", "expected_outliers", "full", "isolated", "key_norms", "mass", "mass_deficit",
+           "normaliser_rate", "partners", "tail_bound", "tails", "width"]

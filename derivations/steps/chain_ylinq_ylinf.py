@@ -131,8 +131,11 @@ def check(params: Params) -> list[Table]:
     s, routes = limits(params)
     limit_op = routes["integral"]
     sizes = sorted(sw)
-    # every row reads Sigma_f, heavy in the keys' norms: q-th moments are of degree q in it
-    keys = lambda q=1: rg.key_norms(params.beta, params.y, sizes, q)  # noqa: E731
+
+    def keys(q: int = 1) -> rg.Regime:
+        """Every row reads Σ_f, heavy in the keys' norms; q-th moments are of degree q in it."""
+        return rg.key_norms(params.beta, params.y, sizes, q)
+
     values = ev.value_table("The spike and the operator norm, fitted to ell -> inf")
     ev.limit_row(values, f"{SPIKE}, ell -> inf", sizes,
                  ev.per_size(sw, lambda m: m.statistics[SPIKE][0]), s, POWERS, regime=keys())
