@@ -46,12 +46,16 @@ from dataclasses import dataclass
 from functools import lru_cache
 from itertools import pairwise
 
+import sympy as sp
 from scipy.stats import poisson
 
 from numerics import stats
+from numerics.multi_head_law import outlier_threshold
 from numerics.normalizer_error import local_slope
 from numerics.outliers import expected_entries_above, expected_long, partners_per_entry, tilt_tail
 from numerics.softmax_mass import expected_mass_difference
+from theory import exponential as ex
+from theory import multi_head as mh
 from theory import outliers as th
 from theory.inputs import d_qk as d_rule
 
@@ -172,14 +176,27 @@ def mass(beta: float, y: float, sizes: Sequence[int]) -> Regime:
                   f"finite-size term is not b/ell)", found, beta)
 
 
+@lru_cache(maxsize=64)
+def threshold(beta: float, y: float, heads: int = 1) -> float:
+    """a_c: the smallest entry of one head's √ℓA that makes an outlier, for h heads of ℓ
+    tokens with d_K = ℓ/y each (``numerics.multi_head_law.outlier_threshold``: the entry is
+    a/√h in √(ℓ/h)[A_1 … A_h]); one head: ``theory.outliers.edge_point``, the same number."""
+    if heads == 1:
+        return float(th.edge_point(beta, y)[2])
+    t1, t2 = (sp.Float(v, 20) for v in ex.thetas(beta))
+    law = mh.law("attention", t1, t2, heads, sp.Integer(heads) / sp.Rational(str(y)))
+    return float(outlier_threshold(law, heads, dps=15))
+
+
 @lru_cache(maxsize=256)
 def expected_outliers(beta: float, y: float, ell: int, heads: int = 1,
                       long: bool = True) -> float:
     """N(ℓ): the expected number of outliers of √ℓA⊥: entries above a_c, each one, and
     (``long``) queries and keys long enough to make one of their own
-    (``numerics.outliers``); for h heads of ℓ tokens, h times that (the single head's
-    thresholds: the multi-head law's own are not derived here)."""
-    a_c = float(th.edge_point(beta, y)[2])
+    (``numerics.outliers``); for h heads of ℓ tokens, h times one head's count, its entries
+    read against the h heads' own a_c (``threshold``) and its long queries and keys against
+    the single head's thresholds (the h heads' are not derived here: an overcount)."""
+    a_c = threshold(beta, y, heads)
     d = d_rule(ell, y)
     n = float(expected_entries_above(a_c, ell, d, beta))
     if long:
@@ -337,12 +354,12 @@ def tails(beta: float, y: float, sizes: Sequence[int], degree: int = 2) -> Regim
 def cache_clear() -> None:
     """Forget every cached prediction of this module and the outlier theory it reads (for
     tests that inject wrong mathematics)."""
-    for cached in (mass_deficit, expected_outliers, partners, th.edge_point, th._g_float,
-                   th.long_thresholds):
+    for cached in (mass_deficit, threshold, expected_outliers, partners, th.edge_point,
+                   th._g_float, th.long_thresholds):
         cached.cache_clear()
 
 
 __all__ = ["BULK_SHARE", "EDGE_SHARE", "ISOLATED_SHARE", "MASS_SHARE", "MIN_SIZES",
            "SLOPE_SHARE", "TAIL_ENTRIES", "WIDTH_MIN", "Regime", "both", "bulk", "cache_clear",
            "cut", "expected_outliers", "full", "isolated", "key_norms", "mass", "mass_deficit",
-           "normaliser_rate", "partners", "tail_bound", "tails", "width"]
+           "normaliser_rate", "partners", "tail_bound", "tails", "threshold", "width"]

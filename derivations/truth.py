@@ -6,8 +6,9 @@ line; it must never FAIL. A cell runs each step with its own validation (a refus
 recorded with its reason, not raised) and keeps, per step, its verdict, the labels of its
 FAIL rows, the text of its INCONCLUSIVE rows and its time. Cells are appended to
 ``truth.jsonl`` as they finish, so that a rerun with the same sizes, draws, heads and seed
-measures only the missing cells; ``README.md`` beside it is the table, rewritten from the
-store after every cell (atomically). The threshold step reads only the seed, so a run
+measures only the missing cells (``--again STEP,…`` measures those steps again in the
+stored cells, after a change to their code); ``README.md`` beside it is the table,
+rewritten from the store after every cell (atomically). The threshold step reads only the seed, so a run
 measures it once and gives every cell that result (``SEED_ONLY``).
 
     python -m derivations.truth --beta 0.25,0.5,1,1.5,2,3 --y 1/16,1/4,1,4,16 --out docs/truth
@@ -155,9 +156,24 @@ def markdown(cells: list[dict], command: str) -> str:
     return "\n".join(lines)
 
 
+def redo(found: dict, ids: tuple[str, ...]) -> dict:
+    """A stored cell with the steps ``ids`` measured again (after a change to their code);
+    its seconds move by the difference of their times."""
+    if "refused" in found or not ids:
+        return found
+    again = cell(found["beta"], found["y"], tuple(found["sizes"]), found["draws"],
+                 found["heads"], found["seed"], [s for s in STEPS if s.id in ids])
+    old = sum(found["steps"].get(i, {}).get("seconds", 0.0) for i in again["steps"])
+    new = sum(r["seconds"] for r in again["steps"].values())
+    return {**found, "steps": {**found["steps"], **again["steps"]},
+            "seconds": round(found["seconds"] - old + new, 1)}
+
+
 def run(betas: list[float], ys: list[float], sizes: tuple[int, ...], draws: int, heads: int,
-        out: Path, seed: int = 0, command: str = "", progress=None) -> list[dict]:
-    """Measure the missing cells of the grid into ``out`` (the store and the table)."""
+        out: Path, seed: int = 0, command: str = "", progress=None,
+        again: tuple[str, ...] = ()) -> list[dict]:
+    """Measure the missing cells of the grid into ``out`` (the store and the table), and,
+    in the stored ones, the steps ``again`` (rewriting the store atomically after each)."""
     out.mkdir(parents=True, exist_ok=True)
     store = out / STORE
     have = stored(store)
@@ -171,6 +187,12 @@ def run(betas: list[float], ys: list[float], sizes: tuple[int, ...], draws: int,
                 found = cell(b, yy, sizes, draws, heads, seed)
                 with open(store, "a", encoding="utf-8") as f:
                     f.write(json.dumps(found) + "\n")
+                have.append(found)
+            elif again:
+                updated = redo(found, again)
+                have[have.index(found)] = updated
+                write_atomic(store, "".join(json.dumps(c) + "\n" for c in have))
+                found = updated
             cells.append(found)
             if progress is not None:
                 progress(found)
@@ -188,8 +210,14 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--heads", default="2")
     p.add_argument("--seed", default="0")
     p.add_argument("--out", required=True)
+    p.add_argument("--again", default="", help="comma-separated step ids to measure again in "
+                   "the stored cells (after a change to their code); the rest is kept")
     args = p.parse_args(argv)
     try:
+        again = tuple(p.strip() for p in args.again.split(",") if p.strip())
+        unknown = sorted(set(again) - {s.id for s in STEPS})
+        if unknown:
+            raise ValueError(f"again must name steps of the ledger (got {', '.join(unknown)})")
         betas = [inputs.beta(float(b)) for b in parse_list(args.beta, "beta")]
         ys = [inputs.ratio(float(v)) for v in parse_list(args.y, "y")]
         sizes = parse_sizes(args.sizes)
@@ -213,7 +241,7 @@ def main(argv: list[str] | None = None) -> int:
               file=sys.stderr, flush=True)
 
     cells = run(betas, ys, sizes, int(args.draws), int(args.heads), Path(args.out),
-                int(args.seed), command, say)
+                int(args.seed), command, say, again)
     verdicts = {r["verdict"] for c in cells for r in c["steps"].values()}
     return 3 if "ERROR" in verdicts else 1 if "FAIL" in verdicts else 0
 

@@ -49,8 +49,8 @@ from numerics.limit_density import _piece, _roots, _to_mpf
 from theory.inputs import integer
 from theory.multi_head import Law
 
-__all__ = ["density", "density_grid", "density_moments", "polynomial_edge", "right_edge",
-           "stieltjes"]
+__all__ = ["density", "density_grid", "density_moments", "edge_stieltjes", "outlier_location",
+           "outlier_threshold", "polynomial_edge", "right_edge", "stieltjes"]
 
 _GUARD = 10
 
@@ -197,6 +197,75 @@ def right_edge(law: Law, dps: int = 30) -> mpmath.mpf:
         edge = _edge_of(_Law(law))[1]
     with mp.workdps(dps):
         return +edge
+
+
+def edge_stieltjes(law: Law, dps: int = 30) -> tuple[mpmath.mpf, mpmath.mpf]:
+    r"""The right edge E and :math:`g(E) = \lim_{x \downarrow E} \int d\mu(t)/(t - x)`.
+
+    At the edge point x* of :func:`right_edge`, :math:`u^* = 1 + w^*` comes up the layers
+    with ζ = E, and :math:`g(E) = -u^*/E` (finite at a square-root edge, negative).
+    """
+    dps = integer(dps, "dps", 5)
+    with mp.workdps(dps + _GUARD):
+        inner = _Law(law)
+        x, edge = _edge_of(inner)
+        u = inner.up(-x * inner.g_base(x).real, x)[0]
+        g = -u / edge
+    with mp.workdps(dps):
+        return +edge, +g
+
+
+def outlier_threshold(law: Law, heads: int, dps: int = 30) -> mpmath.mpf:
+    r"""The smallest entry a of one head's :math:`\sqrt{n}A_r` that makes an outlier of the
+    n × hn matrix :math:`X = \sqrt{n/h}\,[A_1 \ldots A_h]` whose squared singular values
+    follow ``law``.
+
+    The entry is :math:`a/\sqrt h` in X, a rank-one perturbation θuvᵀ of a rectangular
+    matrix with c = n/(hn) = 1/h. Its outlier λ solves (Benaych-Georges–Nadakuditi)
+
+    .. math:: D(\lambda) = \lambda\, g(\lambda)\, \tilde g(\lambda) = h/a^2,\qquad
+              \tilde g = g/h - (1 - 1/h)/\lambda,
+
+    :math:`\tilde g` the Stieltjes transform of the hn-side law (ν with mass 1 − 1/h at 0).
+    D decreases from the edge, so :math:`a_c^2 = h/D(E)`; for h = 1 this is the single
+    head's :math:`a_c^2 = 1/(E g(E)^2)`.
+    """
+    h = integer(heads, "heads", 1)
+    edge, g = edge_stieltjes(law, dps)
+    with mp.workdps(dps + _GUARD):
+        a_c = mp.sqrt(h / _spike_d(edge, g, h))
+    with mp.workdps(dps):
+        return +a_c
+
+
+def _spike_d(lam, g, h: int):
+    """D(λ) = λ g(λ) g̃(λ) of :func:`outlier_threshold`."""
+    return lam * g * (g / h - (1 - mp.mpf(1) / h) / lam)
+
+
+def outlier_location(law: Law, heads: int, a: object, dps: int = 30) -> mpmath.mpf:
+    r"""The outlier λ > E made by an entry a > a_c of one head's :math:`\sqrt{n}A_r`: the root
+    of :math:`D(\lambda) = h/a^2` (:func:`outlier_threshold`), with g(λ) = −u/λ walked up
+    the layers from the base point x beyond the edge point (λ = ζ(x) grows with x)."""
+    h = integer(heads, "heads", 1)
+    with mp.workdps(dps + _GUARD):
+        inner = _Law(law)
+        target = h / mp.mpf(a) ** 2
+        x_edge = _edge_of(inner)[0]
+
+        def excess(x):
+            u, lam = inner.up(-x * inner.g_base(x).real, x)
+            return _spike_d(lam, -u / lam, h) - target
+
+        if not excess(x_edge) > 0:
+            raise ValueError(f"a must exceed the outlier threshold (got {a!r})")
+        hi = 2 * x_edge
+        while excess(hi) > 0:
+            hi *= 2
+        x = mp.findroot(excess, (x_edge, hi), solver="anderson", verify=False)
+        lam = inner.up(-x * inner.g_base(x).real, x)[1]
+    with mp.workdps(dps):
+        return +lam
 
 
 # ---------------------------------------------------------------------------

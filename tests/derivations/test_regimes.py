@@ -99,9 +99,10 @@ def test_a_fit_reads_sizes_wide_enough():
 
 def test_the_edge_cut_is_a_tenth_of_the_smallest_size():
     """The bulk edge's own (r/ell)^(4/3) term: r <= 10% of the smallest size of a fit."""
-    reg, r = rg.bulk(1.0, 1.0, (62, 125, 250, 500, 1000), 3, 2, rg.EDGE_SHARE)
-    assert r <= rg.EDGE_SHARE * 250 and reg.inside == (False, False, True, True, True)
+    reg, r = rg.bulk(1.0, 1 / 16, (62, 125, 250, 500, 1000), 3, 2, rg.EDGE_SHARE)
+    assert r == 19 and reg.inside == (False, False, True, True, True)  # 19 > 10% of 125
     assert reg.need == 250 and "10%" in reg.why
+    assert rg.bulk(1.0, 1 / 16, (62, 125, 250, 500, 1000), 3, 2)[0].inside[1]   # 20%: inside
 
 
 def test_the_chain_means_wait_for_their_tails():

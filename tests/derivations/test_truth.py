@@ -78,3 +78,24 @@ def test_a_seed_only_step_is_measured_once_per_seed():
         truth.cell(b, 1.0, (200, 400, 800), 2, 2, steps=[step])
     truth.cell(0.5, 1.0, (200, 400, 800), 2, 2, seed=1, steps=[step])
     assert calls == [0, 1]
+
+
+def test_again_measures_named_steps_in_the_stored_cells(tmp_path, monkeypatch):
+    monkeypatch.setattr(truth, "STEPS", CHEAP)
+    truth.run([0.5], [1.0, 4.0], (200, 400, 800), 2, 2, tmp_path, command="test")
+    before = truth.stored(tmp_path / truth.STORE)
+    calls = []
+    first = truth.cell
+
+    def counted(*args, **kw):
+        calls.append(args[:2])
+        return first(*args, **kw)
+
+    monkeypatch.setattr(truth, "cell", counted)
+    cells = truth.run([0.5], [1.0, 4.0], (200, 400, 800), 2, 2, tmp_path, command="test",
+                      again=("exponential",))
+    after = truth.stored(tmp_path / truth.STORE)
+    assert calls == [(0.5, 1.0), (0.5, 4.0)] and len(after) == 2 and after == cells
+    assert [c["steps"]["exponential"]["verdict"] for c in after] == ["PASS", "PASS"]
+    assert [c["y"] for c in after] == [c["y"] for c in before]
+    assert truth.main(["--again", "no-such-step", "--out", str(tmp_path)]) == 2
