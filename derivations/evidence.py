@@ -389,9 +389,9 @@ def limit_row(table: Table, label: str, sizes, values: list[np.ndarray], predict
     bad = [ell for ell, v in zip(sizes, values) if not np.all(np.isfinite(v))
            or not np.isfinite(stats.mean_variance(v)[1])]
     if bad:
-        table.add([label, "", fmt(predicted, 8), "", f"not fitted: a draw or its spread "
-                   f"overflows double precision at ell = {', '.join(map(str, bad))}", ""],
-                  INCONCLUSIVE)
+        why = ("not fitted: a draw or its spread overflows double precision at ell = "
+               + ", ".join(map(str, bad)))
+        table.add([label, "", fmt(predicted, 8), "", why, ""], INCONCLUSIVE)
         return None
     limit = extrapolated(sizes, values, powers)
     value_row(table, label, limit.value, limit.se, limit.dof, predicted, fit_text(limit),

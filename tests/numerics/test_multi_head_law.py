@@ -73,7 +73,7 @@ def test_one_head_gives_the_single_head_outlier_threshold_and_location(route):
     law = mh.law("attention", T1, T2, 1, sp.Rational(1, 2), route=route)      # y = 2
     point = outliers.edge_point(1.0, 2.0, 25)
     edge, g = mhl.edge_stieltjes(law, dps=25)
-    assert abs(g + 1 / point[0]) < 1e-14                  # s* = -1/g(E)
+    assert abs(edge - point[1]) < 1e-14 and abs(g + 1 / point[0]) < 1e-14   # s* = -1/g(E)
     assert abs(mhl.outlier_threshold(law, 1, dps=25) - point[2]) < 1e-14
     for a in (1.2 * float(point[2]), 2 * float(point[2])):
         single = outliers.outlier_location(a, 1.0, 2.0)
