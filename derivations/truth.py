@@ -8,8 +8,8 @@ FAIL rows, the text of its INCONCLUSIVE rows and its time. Cells are appended to
 ``truth.jsonl`` as they finish, so that a rerun with the same sizes, draws, heads and seed
 measures only the missing cells (``--again STEP,…`` measures those steps again in the
 stored cells, after a change to their code); ``README.md`` beside it is the table,
-rewritten from the store after every cell (atomically). The threshold step reads only the seed, so a run
-measures it once and gives every cell that result (``SEED_ONLY``).
+rewritten from the store after every cell (atomically). The threshold step reads only the
+seed, so a run measures it once and gives every cell that result (``SEED_ONLY``).
 
     python -m derivations.truth --beta 0.25,0.5,1,1.5,2,3 --y 1/16,1/4,1,4,16 --out docs/truth
 """
@@ -214,7 +214,7 @@ def main(argv: list[str] | None = None) -> int:
                    "the stored cells (after a change to their code); the rest is kept")
     args = p.parse_args(argv)
     try:
-        again = tuple(p.strip() for p in args.again.split(",") if p.strip())
+        again = tuple(name.strip() for name in args.again.split(",") if name.strip())
         unknown = sorted(set(again) - {s.id for s in STEPS})
         if unknown:
             raise ValueError(f"again must name steps of the ledger (got {', '.join(unknown)})")
