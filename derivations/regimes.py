@@ -50,7 +50,7 @@ import sympy as sp
 from scipy.stats import poisson
 
 from numerics import stats
-from numerics.multi_head_law import outlier_threshold
+from numerics.multi_head_law import edge_stieltjes, entry_for_location, outlier_threshold
 from numerics.normalizer_error import local_slope
 from numerics.outliers import expected_entries_above, expected_long, partners_per_entry, tilt_tail
 from numerics.softmax_mass import expected_mass_difference
@@ -80,6 +80,15 @@ measured where the d_qk^{-2} terms spoil the fit's form. With two heads at β = 
 the bulk's m₃ (top 2 clipped) is 1.56, 1.69, 1.73 at d_qk = 16, 31, 62 against its limit
 1.702, still rising through it, and a fit from d_qk = 16 extrapolates to 1.79 (z = 4.4); the
 same happens at β = 0.25."""
+RESOLUTION = 1.0
+"""The edge's finite-size window, in units of E ℓ^{-2/3} (the scale of its fluctuations)."""
+UNRESOLVED_MAX = 2.5
+"""The most outliers inside that window a fit of the bulk reads (``resolved``). Not derived:
+measured. With two heads at β = 1, y = 1/16 (n = 125 … 1000) 4.8 … 3.3 are expected, and
+more of them show above E at each larger n (1.7, 2.9, 3.7, 5.3 eigenvalues per draw at
+n = 125 … 1000, while 7.6, 8.7, 8.3, 7.7 entries lie above a_c); the bulk's m₄ (top 2
+clipped) and its edge λ₂₀ extrapolate to 53.9 ± 0.6 and 5.29 ± 0.02 against 50.48 and 5.08
+(z = 4.1, 5.9). At the defaults at most 2.1 (two heads) and 1.3 (one) are expected."""
 MIN_SIZES = 3
 SEARCH_MAX = 10**12
 """The largest ℓ a 'needs' is looked for at (a doubling grid from the run's largest size)."""
@@ -177,15 +186,20 @@ def mass(beta: float, y: float, sizes: Sequence[int]) -> Regime:
 
 
 @lru_cache(maxsize=64)
+def _heads_law(beta: float, y: float, heads: int) -> mh.Law:
+    """ν_{∞,h} of h heads with d_K = ℓ/y each (γ_K = h/y), θ's at 20 digits."""
+    t1, t2 = (sp.Float(v, 20) for v in ex.thetas(beta))
+    return mh.law("attention", t1, t2, heads, sp.Integer(heads) / sp.Rational(str(y)))
+
+
+@lru_cache(maxsize=64)
 def threshold(beta: float, y: float, heads: int = 1) -> float:
     """a_c: the smallest entry of one head's √ℓA that makes an outlier, for h heads of ℓ
     tokens with d_K = ℓ/y each (``numerics.multi_head_law.outlier_threshold``: the entry is
     a/√h in √(ℓ/h)[A_1 … A_h]); one head: ``theory.outliers.edge_point``, the same number."""
     if heads == 1:
         return float(th.edge_point(beta, y)[2])
-    t1, t2 = (sp.Float(v, 20) for v in ex.thetas(beta))
-    law = mh.law("attention", t1, t2, heads, sp.Integer(heads) / sp.Rational(str(y)))
-    return float(outlier_threshold(law, heads, dps=15))
+    return float(outlier_threshold(_heads_law(beta, y, heads), heads, dps=15))
 
 
 @lru_cache(maxsize=256)
@@ -202,6 +216,45 @@ def expected_outliers(beta: float, y: float, ell: int, heads: int = 1,
     if long:
         n += expected_long(ell, d, *th.long_thresholds(beta, y))
     return heads * n
+
+
+@lru_cache(maxsize=256)
+def resolved_entry(beta: float, y: float, ell: int, heads: int = 1) -> float:
+    """The entry a of one head's √ℓA whose outlier λ(a) lies ``RESOLUTION``·E·ℓ^{-2/3} above
+    the bulk edge E, the edge's finite-size window: entries between a_c and this one make
+    outliers that size ℓ does not yet show above the bulk (``numerics.multi_head_law
+    .entry_for_location``, for one head too: it equals ``theory.outliers
+    .entry_for_location`` there, and keeps to one route of the law at every β)."""
+    window = 1 + RESOLUTION * ell ** (-2 / 3)
+    law = _heads_law(beta, y, heads)
+    edge = edge_stieltjes(law, dps=15)[0]
+    return float(entry_for_location(law, heads, edge * window, dps=15))
+
+
+@lru_cache(maxsize=256)
+def unresolved(beta: float, y: float, ell: int, heads: int = 1) -> float:
+    """The expected number of entries of h heads' √ℓA between a_c and ``resolved_entry``:
+    outliers still inside the edge's finite-size window at ℓ. Both ends from one route, the
+    law ν_{∞,h} (``numerics.multi_head_law``; a_c equals ``threshold``'s, tested)."""
+    d = d_rule(ell, y)
+    a_c = float(outlier_threshold(_heads_law(beta, y, heads), heads, dps=15))
+    return heads * float(expected_entries_above(a_c, ell, d, beta)
+                         - expected_entries_above(resolved_entry(beta, y, ell, heads), ell, d,
+                                                  beta))
+
+
+def resolved(beta: float, y: float, sizes: Sequence[int], heads: int = 1) -> Regime:
+    """The sizes where at most ``UNRESOLVED_MAX`` outliers are expected inside the edge's
+    finite-size window (``unresolved``). Each one leaves the bulk as ℓ grows: it moves the
+    clipped moments and the rank of the bulk edge λ_(r+1) by terms that are not b/ℓ."""
+    def why() -> str:
+        counts = ", ".join(f"{unresolved(beta, y, ell, heads):.2g}" for ell in sizes)
+        return (f"{counts} outliers expected within E ell^(-2/3) of the edge at ell = "
+                f"{', '.join(map(str, sizes))} (they leave the bulk as ell grows; a size "
+                f"counts from at most {UNRESOLVED_MAX:g})")
+
+    return _per_size(lambda ell: unresolved(beta, y, ell, heads) <= UNRESOLVED_MAX, sizes,
+                     why, beta)
 
 
 def cut(beta: float, y: float, ell: int, base: int, heads: int = 1) -> int:
@@ -354,12 +407,14 @@ def tails(beta: float, y: float, sizes: Sequence[int], degree: int = 2) -> Regim
 def cache_clear() -> None:
     """Forget every cached prediction of this module and the outlier theory it reads (for
     tests that inject wrong mathematics)."""
-    for cached in (mass_deficit, threshold, expected_outliers, partners, th.edge_point,
-                   th._g_float, th.long_thresholds):
+    for cached in (mass_deficit, threshold, expected_outliers, partners, resolved_entry,
+                   unresolved, _heads_law, th.edge_point, th._g_float, th.long_thresholds):
         cached.cache_clear()
 
 
 __all__ = ["BULK_SHARE", "EDGE_SHARE", "ISOLATED_SHARE", "MASS_SHARE", "MIN_SIZES",
-           "SLOPE_SHARE", "TAIL_ENTRIES", "WIDTH_MIN", "Regime", "both", "bulk", "cache_clear",
-           "cut", "expected_outliers", "full", "isolated", "key_norms", "mass", "mass_deficit",
-           "normaliser_rate", "partners", "tail_bound", "tails", "threshold", "width"]
+           "RESOLUTION", "SLOPE_SHARE", "TAIL_ENTRIES", "UNRESOLVED_MAX", "WIDTH_MIN",
+           "Regime", "both", "bulk", "cache_clear", "cut", "expected_outliers", "full",
+           "isolated", "key_norms", "mass", "mass_deficit", "normaliser_rate", "partners",
+           "resolved", "resolved_entry", "tail_bound", "tails", "threshold", "unresolved",
+           "width"]

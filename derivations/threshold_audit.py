@@ -247,9 +247,10 @@ def threshold_table(sweep: Sweep, found: list[Quantity], judge: bool = True) -> 
                    "uncertainty", "where", "to decide"], note=mode.note)
     for qt in found:
         error = f" ± {qt.prediction_error:.2g}" if qt.prediction_error else ""
-        cells = [qt.name, f"{qt.predicted:.4g}",
+        bound = ">= " if qt.lower_bound else ""
+        cells = [qt.name, f"{bound}{qt.predicted:.4g}",
                  "" if qt.finite is None else
-                 qt.finite[1] if qt.finite[0] is None else f"{qt.finite[0]:.4g}{error}",
+                 qt.finite[1] if qt.finite[0] is None else f"{bound}{qt.finite[0]:.4g}{error}",
                  "" if qt.competing is None else f"{qt.competing:.4g}"]
         judged = judge and qt.name in mode.judged
         table.add([*cells, "" if qt.measured is None else f"{qt.measured:.4g}",

@@ -160,7 +160,11 @@ class Quantity:
     ``competing``: a rival prediction, shown. ``approximate``: the threshold for these sizes
     comes from the first correction of an asymptotic (or a heuristic count), not an exact
     mean; the next term is taken to be at most as large, so the prediction carries the
-    error |finite − limit| (``prediction_error``). See ``verdict``.
+    error |finite − limit| (``prediction_error``). ``lower_bound``: the prediction is the
+    threshold of one term T of a distance d = T + R whose other terms R shrink with ℓ at
+    every c up to it; below it both slopes are negative, so d's slope, their weighted mean,
+    is too, and d crosses at or above the prediction (a crossing above it does not decide
+    T's). See ``verdict``.
     """
 
     name: str
@@ -180,6 +184,7 @@ class Quantity:
     draws: int = 1
     competing: float | None = None
     approximate: bool = False
+    lower_bound: bool = False
 
     @property
     def prediction_error(self) -> float:
@@ -213,13 +218,16 @@ class Quantity:
         INCONCLUSIVE when it lies within a wider one. Where no crossing is measured: with
         ``crossing_required``, INCONCLUSIVE if the target lies off the grid where the
         slopes put the crossing, else FAIL; otherwise, where only one of the measured and
-        predicted thresholds exists, the slopes decide.
+        predicted thresholds exists, the slopes decide. With ``lower_bound`` only a crossing
+        farther than that below the target FAILs, and no crossing with every slope negative
+        (beyond the grid's end) is INCONCLUSIVE.
         """
         agree = self.values_agree
         target, exact = self.target, any(p is not None for p in self.predicted_slopes)
         if target is not None and self.measured is not None:
             allowed = math.hypot(self.uncertainty, self.prediction_error)
-            if not agree or abs(self.measured - target) > allowed:
+            below = target - self.measured
+            if not agree or (below if self.lower_bound else abs(below)) > allowed:
                 return False
             return True if self.uncertainty <= DECISIVE else INCONCLUSIVE
         if target is not None and self.crossing_required:   # no crossing measured
@@ -238,7 +246,7 @@ class Quantity:
             (self.grid[-1], self.grid[0])
         after = (lambda a, b: a > b) if self.upward else (lambda a, b: a < b)
         if all(r.slope < 0 for r in self.slopes):
-            return after(target, last)
+            return self.lower_bound or after(target, last)
         return after(first, target)
 
     @property
@@ -247,5 +255,8 @@ class Quantity:
         if self.verdict is not INCONCLUSIVE:
             return ""
         if self.measured is None:
-            return f"needs grid values past {self.target:.3g}"
+            past = self.target
+            if self.lower_bound:      # every slope negative: the crossing lies past the grid
+                past = max(past, self.grid[-1]) if self.upward else min(past, self.grid[0])
+            return f"needs grid values past {past:.3g}"
         return to_decide(self.grid, self.slopes, self.upward, self.draws)

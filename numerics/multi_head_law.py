@@ -49,8 +49,8 @@ from numerics.limit_density import _piece, _roots, _to_mpf
 from theory.inputs import integer
 from theory.multi_head import Law
 
-__all__ = ["density", "density_grid", "density_moments", "edge_stieltjes", "outlier_location",
-           "outlier_threshold", "polynomial_edge", "right_edge", "stieltjes"]
+__all__ = ["density", "density_grid", "density_moments", "edge_stieltjes", "entry_for_location",
+           "outlier_location", "outlier_threshold", "polynomial_edge", "right_edge", "stieltjes"]
 
 _GUARD = 10
 
@@ -266,6 +266,31 @@ def outlier_location(law: Law, heads: int, a: object, dps: int = 30) -> mpmath.m
         lam = inner.up(-x * inner.g_base(x).real, x)[1]
     with mp.workdps(dps):
         return +lam
+
+
+def entry_for_location(law: Law, heads: int, lam: object, dps: int = 30) -> mpmath.mpf:
+    r"""The entry a of one head's :math:`\sqrt{n}A_r` whose outlier sits at λ > E: the inverse
+    of :func:`outlier_location`, :math:`a = \sqrt{h/D(\lambda)}` with g(λ) = −u/λ at the base
+    point x where the walk up the layers reaches ζ(x) = λ."""
+    h = integer(heads, "heads", 1)
+    with mp.workdps(dps + _GUARD):
+        inner = _Law(law)
+        target = mp.mpf(lam)
+        x_edge, edge = _edge_of(inner)
+        if not target > edge:
+            raise ValueError(f"lam must exceed the right edge {mp.nstr(edge, 8)} (got {lam!r})")
+
+        def reach(x):
+            return inner.up(-x * inner.g_base(x).real, x)[1] - target
+
+        hi = 2 * x_edge
+        while reach(hi) < 0:
+            hi *= 2
+        x = mp.findroot(reach, (x_edge, hi), solver="anderson", verify=False)
+        u = inner.up(-x * inner.g_base(x).real, x)[0]
+        a = mp.sqrt(h / _spike_d(target, -u / target, h))
+    with mp.workdps(dps):
+        return +a
 
 
 # ---------------------------------------------------------------------------

@@ -41,13 +41,14 @@ def _expectations(t: np.ndarray, beta: float) -> tuple[np.ndarray, np.ndarray]:
     h = 0.2 / max(beta, 1.0)
     z = np.arange(-12.0 - 2 * beta, 12.0 + beta + h / 2, h)
     w = np.exp(-z * z / 2) * h / math.sqrt(2 * math.pi)
-    x, x_tilted = np.exp(beta * z - beta**2 / 2), np.exp(beta * z + 1.5 * beta**2)
     lost = np.empty_like(t)
     tilted = np.empty_like(t)
-    for i in range(0, t.size, 256):   # bounded memory: 256 × len(z) at a time
-        block = t[i:i + 256, None]
-        lost[i:i + 256] = np.minimum(-np.expm1(-block * x) @ w, 1.0)
-        tilted[i:i + 256] = np.exp(-block * x_tilted) @ w
+    with np.errstate(over="ignore"):   # tX = inf at large β√v: e^{−tX} = 0, its limit
+        x, x_tilted = np.exp(beta * z - beta**2 / 2), np.exp(beta * z + 1.5 * beta**2)
+        for i in range(0, t.size, 256):   # bounded memory: 256 × len(z) at a time
+            block = t[i:i + 256, None]
+            lost[i:i + 256] = np.minimum(-np.expm1(-block * x) @ w, 1.0)
+            tilted[i:i + 256] = np.exp(-block * x_tilted) @ w
     return lost, tilted
 
 

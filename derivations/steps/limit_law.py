@@ -136,7 +136,9 @@ def regimes(params: Params, sizes, heads: int = 1) -> Regimes:
     """The outliers are an O(1/ℓ) term of the moments where ``rg.full`` admits a fit: there a
     fixed clip (``CLIP_TOP``) gives the same limit and keeps the most of the bulk; elsewhere
     the predicted outliers are clipped (``rg.bulk``). The bulk edge λ_(r+1) needs every
-    outlier above it: its r is the prediction's (at least ``remove_top``) everywhere.
+    outlier above it: its r is the prediction's (at least ``remove_top``) everywhere. Both
+    read the bulk only where few outliers are still inside the edge's window
+    (``rg.resolved``): as they leave it, neither a clip nor a cut keeps its form.
     ``heads``: h heads of ``sizes`` tokens each (the multi-head law's draws)."""
     b, yy = params.beta, params.y
     mass = rg.both(rg.mass(b, yy, sizes), rg.width(b, yy, sizes))
@@ -144,8 +146,9 @@ def regimes(params: Params, sizes, heads: int = 1) -> Regimes:
     edge, edge_cut = rg.bulk(b, yy, sizes, params.remove_top, heads, rg.EDGE_SHARE)
     bulk, clip = (full, CLIP_TOP) if full.first() is not None else rg.bulk(b, yy, sizes,
                                                                           CLIP_TOP, heads)
-    return Regimes(rg.both(mass, full), rg.both(mass, bulk), clip, rg.both(mass, edge),
-                   edge_cut)
+    resolved = rg.resolved(b, yy, sizes, heads)
+    return Regimes(rg.both(mass, full), rg.both(mass, bulk, resolved), clip,
+                   rg.both(mass, edge, resolved), edge_cut)
 
 
 def _at_most(cut: int, draw) -> int:

@@ -113,3 +113,47 @@ def test_the_chain_means_wait_for_their_tails():
     why = normalizer.untested(2, Params(beta=3.0, y=0.25))
     assert all("not tested" in w and "times the draws" in w for w in why)
     assert normalizer.untested(2, Params(beta=3.0, y=0.25), scores=False) == [None] * 4
+
+
+def test_outliers_inside_the_edge_window_keep_the_bulk_fits_out():
+    """Two heads at beta = 1, y = 1/16 (issue 27's last FAIL: the bulk's m_4 and edge
+    extrapolated 4 and 6 se off at n = 125 ... 1000): 4.7, 4.8, 4.3, 3.3 entries' outliers
+    are expected within E n^(-2/3) of the edge, so the bulk's fits wait for n >= 2000. At the
+    defaults (one head and two) every size is inside."""
+    sizes = (125, 250, 500, 1000)
+    assert all(rg.unresolved(1.0, 1 / 16, n, 2) > rg.UNRESOLVED_MAX for n in sizes)
+    reg = rg.resolved(1.0, 1 / 16, sizes, 2)
+    assert not any(reg.inside) and reg.need == 2000 and "within E ell^(-2/3)" in reg.why
+    assert all(rg.resolved(1.0, 1.0, DEFAULT_LAW_SIZES, 1).inside)
+    assert all(rg.resolved(1.0, 1.0, (62,) + sizes, 2).inside)
+    heads = limit_law.regimes(Params(beta=1.0, y=1 / 16, heads=2), sizes, 2)
+    assert not any(heads.bulk.inside) and not any(heads.edge.inside)
+
+
+@pytest.mark.parametrize("heads", [1, 2])
+def test_the_window_entry_makes_its_outlier_at_the_window_by_the_other_route(heads):
+    """resolved_entry inverts lambda(a); lambda of that entry, by the forward route, sits
+    E n^(-2/3) above the edge."""
+    import sympy as sp
+
+    from numerics import multi_head_law as mhl
+    from theory import exponential as ex
+    from theory import multi_head as mh
+    from theory import outliers as th
+    n, beta, y = 500, 1.0, 0.25
+    a = rg.resolved_entry(beta, y, n, heads)
+    assert a > rg.threshold(beta, y, heads)
+    if heads == 1:
+        edge, lam = float(th.edge_point(beta, y)[1]), th.outlier_location(a, beta, y)
+    else:
+        t1, t2 = (sp.Float(v, 20) for v in ex.thetas(beta))
+        law = mh.law("attention", t1, t2, heads, sp.Integer(heads) / sp.Rational(str(y)))
+        edge, lam = float(mhl.right_edge(law, 15)), float(mhl.outlier_location(law, heads, a))
+    assert lam == pytest.approx(edge * (1 + n ** (-2 / 3)), rel=1e-8)
+
+
+@pytest.mark.parametrize("heads", [1, 2, 8])
+def test_the_window_is_found_at_the_largest_beta(heads):
+    """beta = 6: E ~ e^36, where the single head's closed form g loses digits; the window's
+    entry is still found (its count there is ~0: a_c is ~7e7)."""
+    assert rg.resolved(6.0, 1 / 16, DEFAULT_LAW_SIZES, heads).inside == (True,) * 5

@@ -54,6 +54,39 @@ def test_no_crossing_on_the_grid_is_inconclusive_only_beyond_it():
     assert quantity(falling, 0.01, 0.5).verdict is False
 
 
+def bounded(slopes, se, target):
+    rates = [Rate(v, se) for v in slopes]
+    return fit.Quantity("m4/m1^4", GRID, rates, [None] * 4, target,
+                        *fit.crossing(GRID, rates, upward=True), crossing_required=True,
+                        draws=4, lower_bound=True)
+
+
+def test_a_lower_bound_fails_only_a_crossing_below_it():
+    """The shapes, kolmogorov and s1^2/E: the distance's other terms shrink, so it crosses
+    at or above its term's threshold (issue 27: m4/m1^4 crossed at 0.439 +- 0.030 against
+    0.399 +- 0.011 and FAILed two-sided)."""
+    assert bounded(LINE, 0.01, 0.3).verdict is True           # crossing 0.5 above 0.3
+    assert quantity(LINE, 0.01, 0.3).verdict is False          # two-sided: 0.2 apart
+    assert bounded(LINE, 0.01, 0.7).verdict is False           # crossing 0.2 below the bound
+    assert bounded(LINE, 0.2, 0.3).verdict == INCONCLUSIVE     # above, but 0.3 wide
+    falling = (-0.9, -0.7, -0.5, -0.3)                         # crossing beyond 0.8
+    assert bounded(falling, 0.01, 0.5).verdict == INCONCLUSIVE
+    assert "past 0.8" in bounded(falling, 0.01, 0.5).decide
+    assert bounded((0.1, 0.3, 0.5, 0.7), 0.01, 0.5).verdict is False   # below 0.2
+
+
+def test_the_temperature_mode_bounds_the_sums_and_not_the_exact_means():
+    """The temperature rows built from a sweep: the sums one-sided (shown '>='), m1 and sd(D)
+    two-sided."""
+    sweep = audit.Sweep("temperature", grid=(0.6, 0.9, 1.1, 1.4), sizes=(100, 200, 400),
+                        draws=2)
+    found = audit.quantities(sweep, audit.run(sweep, None))
+    assert {q.name for q in found if q.lower_bound} == {"m2/m1^2", "m3/m1^3", "m4/m1^4",
+                                                       "kolmogorov", "s1^2/E"}
+    shown = {row[0]: row[1] for row in audit.threshold_table(sweep, found).rows}
+    assert shown["kolmogorov"] == ">= 0.7071" and shown["m1"] == "0.8165"
+
+
 def test_inconclusive_rows_do_not_fail_a_table_and_are_counted():
     table = Table("t", ["x"])
     table.add(["a"], True)

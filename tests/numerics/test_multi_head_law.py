@@ -80,6 +80,20 @@ def test_one_head_gives_the_single_head_outlier_threshold_and_location(route):
         assert abs(mhl.outlier_location(law, 1, a, dps=20) - single) < 1e-10 * single
 
 
+def test_entry_for_location_inverts_the_outlier_location():
+    """h = 2: the round trip a -> lambda(a) -> a; h = 1: the single head's inverse."""
+    law = mh.law("attention", T1, T2, 2, 32)                   # y = 1/16
+    for a in (1.7, 2.0, 3.0):
+        lam = mhl.outlier_location(law, 2, a, 15)
+        assert abs(mhl.entry_for_location(law, 2, lam, 15) - a) < 1e-10
+    one = mh.law("attention", T1, T2, 1, sp.Rational(1, 2))    # y = 2
+    for lam in (30.0, 40.0):
+        assert abs(mhl.entry_for_location(one, 1, lam, 20)
+                   - outliers.entry_for_location(lam, 1.0, 2.0)) < 1e-10
+    with pytest.raises(ValueError, match="lam must exceed the right edge"):
+        mhl.entry_for_location(law, 2, 0.99 * mhl.right_edge(law, 15), 15)
+
+
 def test_more_heads_need_a_larger_entry_and_place_it_above_the_edge():
     thresholds = [mhl.outlier_threshold(mh.law("attention", T1, T2, h, sp.Integer(h)), h, 15)
                   for h in (1, 2, 4)]                         # y = 1: 1.83, 2.03, 2.29
