@@ -218,6 +218,12 @@ def expected_outliers(beta: float, y: float, ell: int, heads: int = 1,
     return heads * n
 
 
+@lru_cache(maxsize=64)
+def _law_threshold(beta: float, y: float, heads: int) -> float:
+    """a_c from ν_{∞,h} (``numerics.multi_head_law.outlier_threshold``), for every h."""
+    return float(outlier_threshold(_heads_law(beta, y, heads), heads, dps=15))
+
+
 @lru_cache(maxsize=256)
 def resolved_entry(beta: float, y: float, ell: int, heads: int = 1) -> float:
     """The entry a of one head's √ℓA whose outlier λ(a) lies ``RESOLUTION``·E·ℓ^{-2/3} above
@@ -237,7 +243,7 @@ def unresolved(beta: float, y: float, ell: int, heads: int = 1) -> float:
     outliers still inside the edge's finite-size window at ℓ. Both ends from one route, the
     law ν_{∞,h} (``numerics.multi_head_law``; a_c equals ``threshold``'s, tested)."""
     d = d_rule(ell, y)
-    a_c = float(outlier_threshold(_heads_law(beta, y, heads), heads, dps=15))
+    a_c = _law_threshold(beta, y, heads)
     return heads * float(expected_entries_above(a_c, ell, d, beta)
                          - expected_entries_above(resolved_entry(beta, y, ell, heads), ell, d,
                                                   beta))
@@ -408,7 +414,8 @@ def cache_clear() -> None:
     """Forget every cached prediction of this module and the outlier theory it reads (for
     tests that inject wrong mathematics)."""
     for cached in (mass_deficit, threshold, expected_outliers, partners, resolved_entry,
-                   unresolved, _heads_law, th.edge_point, th._g_float, th.long_thresholds):
+                   unresolved, _heads_law, _law_threshold, th.edge_point, th._g_float,
+                   th.long_thresholds):
         cached.cache_clear()
 
 

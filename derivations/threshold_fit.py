@@ -218,9 +218,10 @@ class Quantity:
         INCONCLUSIVE when it lies within a wider one. Where no crossing is measured: with
         ``crossing_required``, INCONCLUSIVE if the target lies off the grid where the
         slopes put the crossing, else FAIL; otherwise, where only one of the measured and
-        predicted thresholds exists, the slopes decide. With ``lower_bound`` only a crossing
-        farther than that below the target FAILs, and no crossing with every slope negative
-        (beyond the grid's end) is INCONCLUSIVE.
+        predicted thresholds exists, the slopes decide; where neither the exact mean nor
+        the samples cross on the grid, INCONCLUSIVE where the exact slopes agree. With
+        ``lower_bound`` only a crossing farther than that below the target FAILs, and no
+        crossing with every slope negative (beyond the grid's end) is INCONCLUSIVE.
         """
         agree = self.values_agree
         target, exact = self.target, any(p is not None for p in self.predicted_slopes)
@@ -232,6 +233,9 @@ class Quantity:
             return True if self.uncertainty <= DECISIVE else INCONCLUSIVE
         if target is not None and self.crossing_required:   # no crossing measured
             return INCONCLUSIVE if agree and self._off_grid(target) else False
+        if target is None and self.finite is not None and self.measured is None and exact:
+            return INCONCLUSIVE if agree else False   # neither the exact mean nor the
+            #                                           samples cross on this grid
         if self.crossing_required or self.finite is None:
             return False
         if exact:   # only one crosses: the slopes, within their errors, decide
@@ -255,8 +259,9 @@ class Quantity:
         if self.verdict is not INCONCLUSIVE:
             return ""
         if self.measured is None:
-            past = self.target
-            if self.lower_bound:      # every slope negative: the crossing lies past the grid
+            past = self.predicted if self.target is None else self.target
+            if self.lower_bound and all(r.slope < 0 for r in self.slopes):
+                # the crossing lies past the grid's end, and at or above the bound
                 past = max(past, self.grid[-1]) if self.upward else min(past, self.grid[0])
             return f"needs grid values past {past:.3g}"
         return to_decide(self.grid, self.slopes, self.upward, self.draws)

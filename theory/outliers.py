@@ -240,7 +240,9 @@ def entry_for_location(lam: float, b: float, yy: float, dps: int = 20) -> float:
             hi *= 2
         # relative residual, checked here: at large β, λ ~ e^{β²} and g carries fewer digits
         # than findroot's own tolerance asks
-        excess = lambda v: v**2 * g(v) / lam - 1  # noqa: E731
+        def excess(v):
+            return v**2 * g(v) / lam - 1
+
         root = mp.findroot(excess, (star, hi), solver="anderson", verify=False)
         if not abs(excess(root)) < 1e-10:
             raise ArithmeticError(f"no entry found for lam = {lam!r} at beta = {b!r}")

@@ -75,14 +75,37 @@ def test_a_lower_bound_fails_only_a_crossing_below_it():
     assert bounded((0.1, 0.3, 0.5, 0.7), 0.01, 0.5).verdict is False   # below 0.2
 
 
+def test_a_grid_short_of_an_exact_crossing_is_inconclusive_not_failed():
+    """m1 on a grid that stops below its threshold (c = 0.4 ... 0.6 against 0.8165): neither
+    its exact mean nor the samples cross there. That FAILed; it names the grid now."""
+    falling = [Rate(v, 0.01) for v in (-0.9, -0.7, -0.5, -0.3)]
+    exact = [-0.9, -0.7, -0.5, -0.3]
+    where = "no crossing on the grid (beyond 0.8)"
+    row = fit.Quantity("m1", GRID, falling, exact, (2 / 3) ** 0.5, None, None, where,
+                       finite=(None, where), crossing_required=True, draws=4)
+    assert row.verdict == INCONCLUSIVE and row.decide == "needs grid values past 0.816"
+    wrong = fit.Quantity("m1", GRID, falling, [-0.2] * 4, (2 / 3) ** 0.5, None, None, where,
+                         finite=(None, where), crossing_required=True, draws=4)
+    assert wrong.verdict is False                    # its exact slopes still judge it
+
+
 def test_the_temperature_mode_bounds_the_sums_and_not_the_exact_means():
     """The temperature rows built from a sweep: the sums one-sided (shown '>='), m1 and sd(D)
     two-sided."""
     sweep = audit.Sweep("temperature", grid=(0.6, 0.9, 1.1, 1.4), sizes=(100, 200, 400),
                         draws=2)
-    found = audit.quantities(sweep, audit.run(sweep, None))
+    done = audit.run(sweep, None)
+    found = audit.quantities(sweep, done)
     assert {q.name for q in found if q.lower_bound} == {"m2/m1^2", "m3/m1^3", "m4/m1^4",
                                                        "kolmogorov", "s1^2/E"}
+    by_name = {q.name: q for q in found}   # the shapes by their typical value, m1 by its mean
+    def slopes(name, typical):
+        return [r.slope for _, _, r in modes._rates(sweep, done, name, sweep.grid, typical)]
+
+    for name in ("m4/m1^4", "s1^2/E"):
+        assert [r.slope for r in by_name[name].slopes] == slopes(name, True)
+        assert slopes(name, True) != slopes(name, False)
+    assert [r.slope for r in by_name["m1"].slopes] == slopes("m1", False)   # signed
     shown = {row[0]: row[1] for row in audit.threshold_table(sweep, found).rows}
     assert shown["kolmogorov"] == ">= 0.7071" and shown["m1"] == "0.8165"
 
