@@ -89,6 +89,8 @@ more of them show above E at each larger n (1.7, 2.9, 3.7, 5.3 eigenvalues per d
 n = 125 … 1000, while 7.6, 8.7, 8.3, 7.7 entries lie above a_c); the bulk's m₄ (top 2
 clipped) and its edge λ₂₀ extrapolate to 53.9 ± 0.6 and 5.29 ± 0.02 against 50.48 and 5.08
 (z = 4.1, 5.9). At the defaults at most 2.1 (two heads) and 1.3 (one) are expected."""
+WINDOW_DPS = 10
+"""Digits of the two counts whose difference ``unresolved`` compares with 2.5."""
 MIN_SIZES = 3
 SEARCH_MAX = 10**12
 """The largest ℓ a 'needs' is looked for at (a doubling grid from the run's largest size)."""
@@ -242,11 +244,10 @@ def unresolved(beta: float, y: float, ell: int, heads: int = 1) -> float:
     """The expected number of entries of h heads' √ℓA between a_c and ``resolved_entry``:
     outliers still inside the edge's finite-size window at ℓ. Both ends from one route, the
     law ν_{∞,h} (``numerics.multi_head_law``; a_c equals ``threshold``'s, tested)."""
-    d = d_rule(ell, y)
-    a_c = _law_threshold(beta, y, heads)
-    return heads * float(expected_entries_above(a_c, ell, d, beta)
-                         - expected_entries_above(resolved_entry(beta, y, ell, heads), ell, d,
-                                                  beta))
+    d, a_c, a_w = d_rule(ell, y), _law_threshold(beta, y, heads), resolved_entry(beta, y, ell,
+                                                                                   heads)
+    return heads * (expected_entries_above(a_c, ell, d, beta, WINDOW_DPS)
+                    - expected_entries_above(a_w, ell, d, beta, WINDOW_DPS))
 
 
 def resolved(beta: float, y: float, sizes: Sequence[int], heads: int = 1) -> Regime:

@@ -29,11 +29,11 @@ from numerics.reference import chi2_integral
 DPS = 20
 
 
-def score_tail(tau: float, d_qk: int) -> float:
-    """P(S_ij > τ) for S_ij = q·k/√d_qk, q, k i.i.d. N(0, I_{d_qk})."""
-    with mp.workdps(DPS):
+def score_tail(tau: float, d_qk: int, dps: int = DPS) -> float:
+    """P(S_ij > τ) for S_ij = q·k/√d_qk, q, k i.i.d. N(0, I_{d_qk}) (``dps`` digits)."""
+    with mp.workdps(dps):
         t = mp.mpf(tau)
-        return float(chi2_integral(lambda v: mp.erfc(t / mp.sqrt(2 * v)) / 2, d_qk, DPS))
+        return float(chi2_integral(lambda v: mp.erfc(t / mp.sqrt(2 * v)) / 2, d_qk, dps))
 
 
 def tilt_tail(degree: int, beta: float, d_qk: float = math.inf) -> float:
@@ -78,6 +78,7 @@ def expected_long(ell: int, d_qk: int, r_star: float, c_star: float) -> float:
     return float(ell * (chi2.sf(r_star * d_qk, d_qk) + chi2.sf(c_star * d_qk, d_qk)))
 
 
-def expected_entries_above(a: float, ell: int, d_qk: int, beta: float) -> float:
+def expected_entries_above(a: float, ell: int, d_qk: int, beta: float, dps: int = DPS
+                           ) -> float:
     """ℓ² P(S_ij > (log(1 + a√ℓ) + β²/2)/β): the expected count of entries of M0 above a."""
-    return ell * ell * score_tail(float(_tau(a, ell, beta)), d_qk)
+    return ell * ell * score_tail(float(_tau(a, ell, beta)), d_qk, dps)
