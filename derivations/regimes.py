@@ -196,13 +196,25 @@ def _heads_law(beta: float, y: float, heads: int) -> mh.Law:
 
 
 @lru_cache(maxsize=64)
+def _law_threshold(beta: float, y: float, heads: int) -> float:
+    """a_c from ν_{∞,h} (``numerics.multi_head_law.outlier_threshold``), for every h."""
+    return float(outlier_threshold(_heads_law(beta, y, heads), heads, dps=15))
+
+
+@lru_cache(maxsize=64)
+def _law_edge(beta: float, y: float, heads: int) -> float:
+    """The right edge E of ν_{∞,h} (``numerics.multi_head_law.edge_stieltjes``)."""
+    return edge_stieltjes(_heads_law(beta, y, heads), dps=15)[0]
+
+
+@lru_cache(maxsize=64)
 def threshold(beta: float, y: float, heads: int = 1) -> float:
     """a_c: the smallest entry of one head's √ℓA that makes an outlier, for h heads of ℓ
     tokens with d_K = ℓ/y each (``numerics.multi_head_law.outlier_threshold``: the entry is
     a/√h in √(ℓ/h)[A_1 … A_h]); one head: ``theory.outliers.edge_point``, the same number."""
     if heads == 1:
         return float(th.edge_point(beta, y)[2])
-    return float(outlier_threshold(_heads_law(beta, y, heads), heads, dps=15))
+    return _law_threshold(beta, y, heads)
 
 
 @lru_cache(maxsize=256)
@@ -221,12 +233,6 @@ def expected_outliers(beta: float, y: float, ell: int, heads: int = 1,
     return heads * n
 
 
-@lru_cache(maxsize=64)
-def _law_threshold(beta: float, y: float, heads: int) -> float:
-    """a_c from ν_{∞,h} (``numerics.multi_head_law.outlier_threshold``), for every h."""
-    return float(outlier_threshold(_heads_law(beta, y, heads), heads, dps=15))
-
-
 @lru_cache(maxsize=256)
 def resolved_entry(beta: float, y: float, ell: int, heads: int = 1) -> float:
     """The entry a of one head's √ℓA whose outlier λ(a) lies ``RESOLUTION``·E·ℓ^{-2/3} above
@@ -235,9 +241,8 @@ def resolved_entry(beta: float, y: float, ell: int, heads: int = 1) -> float:
     .entry_for_location``, for one head too: it equals ``theory.outliers
     .entry_for_location`` there, and keeps to one route of the law at every β)."""
     window = 1 + RESOLUTION * ell ** (-2 / 3)
-    law = _heads_law(beta, y, heads)
-    edge = edge_stieltjes(law, dps=15)[0]
-    return float(entry_for_location(law, heads, edge * window, dps=15))
+    return float(entry_for_location(_heads_law(beta, y, heads), heads,
+                                    _law_edge(beta, y, heads) * window, dps=15))
 
 
 @lru_cache(maxsize=256)
@@ -416,8 +421,8 @@ def cache_clear() -> None:
     """Forget every cached prediction of this module and the outlier theory it reads (for
     tests that inject wrong mathematics)."""
     for cached in (mass_deficit, threshold, expected_outliers, partners, resolved_entry,
-                   unresolved, _heads_law, _law_threshold, th.edge_point, th._g_float,
-                   th.long_thresholds):
+                   unresolved, _heads_law, _law_threshold, _law_edge, th.edge_point,
+                   th._g_float, th.long_thresholds):
         cached.cache_clear()
 
 

@@ -144,9 +144,23 @@ class _Law:
 # ---------------------------------------------------------------------------
 
 
+def _climb(law: _Law, x):
+    """(u, ζ) of the law at the base point x > E_b (w_b = −1 − x G_b(x), real), walked up
+    the layers; g(ζ) = −u/ζ."""
+    return law.up(-x * law.g_base(x).real, x)
+
+
 def _top_zeta(law: _Law, x):
-    """ζ of the law at the base point x > E_b (w_b = −1 − x G_b(x), real)."""
-    return law.up(-x * law.g_base(x).real, x)[1]
+    """ζ of the law at the base point x > E_b."""
+    return _climb(law, x)[1]
+
+
+def _root_past(f, x_edge):
+    """The root of f on x > x_edge, bracketed by doubling x until f changes sign."""
+    hi = 2 * x_edge
+    while (f(hi) > 0) == (f(x_edge) > 0):
+        hi *= 2
+    return mp.findroot(f, (x_edge, hi), solver="anderson", verify=False)
 
 
 def _edge_of(law: _Law):
@@ -209,8 +223,7 @@ def edge_stieltjes(law: Law, dps: int = 30) -> tuple[mpmath.mpf, mpmath.mpf]:
     with mp.workdps(dps + _GUARD):
         inner = _Law(law)
         x, edge = _edge_of(inner)
-        u = inner.up(-x * inner.g_base(x).real, x)[0]
-        g = -u / edge
+        g = -_climb(inner, x)[0] / edge
     with mp.workdps(dps):
         return +edge, +g
 
@@ -254,16 +267,12 @@ def outlier_location(law: Law, heads: int, a: object, dps: int = 30) -> mpmath.m
         x_edge = _edge_of(inner)[0]
 
         def excess(x):
-            u, lam = inner.up(-x * inner.g_base(x).real, x)
+            u, lam = _climb(inner, x)
             return _spike_d(lam, -u / lam, h) - target
 
         if not excess(x_edge) > 0:
             raise ValueError(f"a must exceed the outlier threshold (got {a!r})")
-        hi = 2 * x_edge
-        while excess(hi) > 0:
-            hi *= 2
-        x = mp.findroot(excess, (x_edge, hi), solver="anderson", verify=False)
-        lam = inner.up(-x * inner.g_base(x).real, x)[1]
+        lam = _top_zeta(inner, _root_past(excess, x_edge))
     with mp.workdps(dps):
         return +lam
 
@@ -280,14 +289,7 @@ def entry_for_location(law: Law, heads: int, lam: object, dps: int = 30) -> mpma
         if not target > edge:
             raise ValueError(f"lam must exceed the right edge {mp.nstr(edge, 8)} (got {lam!r})")
 
-        def reach(x):
-            return inner.up(-x * inner.g_base(x).real, x)[1] - target
-
-        hi = 2 * x_edge
-        while reach(hi) < 0:
-            hi *= 2
-        x = mp.findroot(reach, (x_edge, hi), solver="anderson", verify=False)
-        u = inner.up(-x * inner.g_base(x).real, x)[0]
+        u = _climb(inner, _root_past(lambda x: _top_zeta(inner, x) - target, x_edge))[0]
         a = mp.sqrt(h / _spike_d(target, -u / target, h))
     with mp.workdps(dps):
         return +a
