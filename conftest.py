@@ -5,7 +5,7 @@ forgotten, after every test."""
 import mpmath
 import pytest
 
-from derivations import parallel, truth
+from attnge import parallel, truth
 
 
 @pytest.fixture(autouse=True)

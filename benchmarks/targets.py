@@ -44,7 +44,7 @@ def main() -> None:
         if skip and args[0] == "verify":
             continue
         start = time.perf_counter()
-        subprocess.run([sys.executable, "-m", "derivations", *args], check=False,
+        subprocess.run([sys.executable, "-m", "attnge", *args], check=False,
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         wall = time.perf_counter() - start
         print(f"{label}: {wall:.1f} s = {wall / base:.0f} x baseline "

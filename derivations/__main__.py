@@ -1,7 +1,7 @@
-"""``python -m derivations`` is the ``attnge`` command."""
+"""``python -m attnge`` is the ``attnge`` command."""
 
 import sys
 
-from derivations.cli import main
+from attnge.cli import main
 
 sys.exit(main())

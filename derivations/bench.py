@@ -24,12 +24,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from numerics import spectra
-from numerics.chain import MODELS_MATRICES, chain_models
-from numerics.law_draws import TRACE_MOMENTS_MATRICES, trace_moments
-from numerics.measure import DIFFERENCES, SPECTRA, measure_draw, require_memory
-from numerics.sampling import attention, draw_rng, sample_scores
-from theory.inputs import integer
+from attnge.numerics import spectra
+from attnge.numerics.chain import MODELS_MATRICES, chain_models
+from attnge.numerics.law_draws import TRACE_MOMENTS_MATRICES, trace_moments
+from attnge.numerics.measure import DIFFERENCES, SPECTRA, measure_draw, require_memory
+from attnge.numerics.sampling import attention, draw_rng, sample_scores
+from attnge.theory.inputs import integer
 
 BETA = 1.0
 

@@ -29,12 +29,12 @@ from fractions import Fraction
 
 import sympy as sp
 
-from derivations import tables
-from numerics import edge_bracket as eb
-from theory import certificates as ce
-from theory import multi_head as mh
-from theory.inputs import integer
-from theory.symbols import exact, positive_beta
+from attnge import tables
+from attnge.numerics import edge_bracket as eb
+from attnge.theory import certificates as ce
+from attnge.theory import multi_head as mh
+from attnge.theory.inputs import integer
+from attnge.theory.symbols import exact, positive_beta
 
 FORMATS = ("md", "latex", "csv", "json")
 KINDS = ("attention", "output")
@@ -138,7 +138,7 @@ def verdict(edge: tuple, mp_edge: tuple, factor: Fraction) -> str:
 
 def produce(cell: dict, factor: Fraction, digits: int = DIGITS) -> dict:
     """Every number of one cell (see the module docstring)."""
-    from numerics import edge_enclosure as ee
+    from attnge.numerics import edge_enclosure as ee
 
     fl = ee.flint()
     shown = digits - 5
@@ -389,7 +389,7 @@ def render(cells: list[dict], fmt: str, provenance: dict) -> str:
 
 def require() -> None:
     """Fail before computing when python-flint is missing (one line naming the extra)."""
-    from numerics.edge_enclosure import flint
+    from attnge.numerics.edge_enclosure import flint
 
     flint()
 

@@ -11,14 +11,14 @@ from the softmax's scores, the clip and the sizes of the fit follow the limit la
 
 from __future__ import annotations
 
-from derivations import evidence as ev
-from derivations import regimes as rg
-from derivations.params import Params
-from derivations.step import Table
-from derivations.steps.limit_law import BULK_POWERS, CLIP_TOP, K, limit_values, regimes
-from derivations.steps.normalizer import evaluate, untested
-from numerics.spectra import clipped_moments
-from theory import chain_means
+from attnge import evidence as ev
+from attnge import regimes as rg
+from attnge.params import Params
+from attnge.step import Table
+from attnge.steps.limit_law import BULK_POWERS, CLIP_TOP, K, limit_values, regimes
+from attnge.steps.normalizer import evaluate, untested
+from attnge.numerics.spectra import clipped_moments
+from attnge.theory import chain_means
 
 GAUSSIAN = ("Y_lin_Q", "Y_lin_f")
 """Models with Gaussian rows: no large entries, no saturation, so no outlier regime to

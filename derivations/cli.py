@@ -20,14 +20,14 @@ from collections.abc import Callable
 from contextlib import contextmanager
 from pathlib import Path
 
-from derivations import (__version__, bench, certify, figures, ledger, mha, parallel, report,
+from attnge import (__version__, bench, certify, figures, ledger, mha, parallel, report,
                          runner, spectrum, tables)
-from derivations import threshold_audit as thresholds
-from derivations.threshold_modes import MODES, mode_named
-from derivations.params import DEFAULT_SIZES, Params, parse_sizes
-from derivations.progress import Progress
-from theory.inputs import integer
-from theory.symbols import positive_beta
+from attnge import threshold_audit as thresholds
+from attnge.threshold_modes import MODES, mode_named
+from attnge.params import DEFAULT_SIZES, Params, parse_sizes
+from attnge.progress import Progress
+from attnge.theory.inputs import integer
+from attnge.theory.symbols import positive_beta
 
 
 class UsageError(Exception):

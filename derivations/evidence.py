@@ -25,12 +25,12 @@ from collections.abc import Callable
 
 import numpy as np
 
-from derivations import regimes as rg
-from derivations.params import Params
-from derivations.step import INCONCLUSIVE, Table, fmt, pm, stouffer
-from numerics import stats
-from numerics.measure import RANK_RTOL, DrawMeasurement
-from numerics.outliers import tilt_tail
+from attnge import regimes as rg
+from attnge.params import Params
+from attnge.step import INCONCLUSIVE, Table, fmt, pm, stouffer
+from attnge.numerics import stats
+from attnge.numerics.measure import RANK_RTOL, DrawMeasurement
+from attnge.numerics.outliers import tilt_tail
 
 Sweep = dict[int, list[DrawMeasurement]]
 IDENTITY_TOL = 1e-10      # relative residual of an exact identity (float64 rounding)

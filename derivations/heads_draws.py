@@ -13,10 +13,10 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from derivations import ledger_draws, parallel
-from derivations.params import Params
-from numerics.measure import require_memory
-from numerics.multi_head import (
+from attnge import ledger_draws, parallel
+from attnge.params import Params
+from attnge.numerics.measure import require_memory
+from attnge.numerics.multi_head import (
     Shape,
     measure_heads_draw,
     measure_output_draw,

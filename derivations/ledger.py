@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from derivations.step import Step
-from derivations.steps import (
+from attnge.step import Step
+from attnge.steps import (
     chain_m0_y,
     chain_y_yf,
     chain_yf_yq,

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from derivations import parallel
-from derivations.params import Params
-from numerics.law_draws import LawDraw, measure_law_draw
-from numerics.measure import MATRICES_PER_DRAW, DrawMeasurement, measure_draw, require_memory
+from attnge import parallel
+from attnge.params import Params
+from attnge.numerics.law_draws import LawDraw, measure_law_draw
+from attnge.numerics.measure import MATRICES_PER_DRAW, DrawMeasurement, measure_draw, require_memory
 
 LAW_DRAWS_MAX = 1024
 LAW_FACTOR, LAW_POWER = 3, 1.25

@@ -20,14 +20,14 @@ from pathlib import Path
 import numpy as np
 import sympy as sp
 
-from derivations import parallel
-from numerics import multi_head_law as mhl
-from numerics import spectra
-from numerics.multi_head import Shape, measure_output_draw, relative_w1, require_output_memory
-from theory import limit_law as ll
-from theory import multi_head as mh
-from theory.inputs import integer
-from theory.symbols import positive_beta
+from attnge import parallel
+from attnge.numerics import multi_head_law as mhl
+from attnge.numerics import spectra
+from attnge.numerics.multi_head import Shape, measure_output_draw, relative_w1, require_output_memory
+from attnge.theory import limit_law as ll
+from attnge.theory import multi_head as mh
+from attnge.theory.inputs import integer
+from attnge.theory.symbols import positive_beta
 
 STREAM = "mha"
 BINS = 80
@@ -252,7 +252,7 @@ def to_csv(result: Result, top: float, curve: tuple[np.ndarray, np.ndarray]) -> 
 def plot(result: Result, path, name: str | None = None) -> str:
     """Histograms of both spectra with the output law's density (as in Figure 1); the CSV of
     the figure's numbers is returned."""
-    from derivations.figures import pyplot, save
+    from attnge.figures import pyplot, save
 
     top = max(float(np.max(result.spectra["softmax"])), float(np.max(result.spectra["gaussian"])),
               result.edge) * 1.05

@@ -24,7 +24,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 
-from theory.inputs import integer
+from attnge.theory.inputs import integer
 
 EXTRA = "pip install 'attnge[dask]'"
 ONE_THREAD = {name: "1" for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS",

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from theory import inputs
-from theory.inputs import integer
+from attnge.theory import inputs
+from attnge.theory.inputs import integer
 
 DEFAULT_SIZES = (250, 500, 1000, 2000)
 HEADS_MAX = 128

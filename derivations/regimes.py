@@ -49,15 +49,15 @@ from itertools import pairwise
 import sympy as sp
 from scipy.stats import poisson
 
-from numerics import stats
-from numerics.multi_head_law import edge_stieltjes, entry_for_location, outlier_threshold
-from numerics.normalizer_error import local_slope
-from numerics.outliers import expected_entries_above, expected_long, partners_per_entry, tilt_tail
-from numerics.softmax_mass import expected_mass_difference
-from theory import exponential as ex
-from theory import multi_head as mh
-from theory import outliers as th
-from theory.inputs import d_qk as d_rule
+from attnge.numerics import stats
+from attnge.numerics.multi_head_law import edge_stieltjes, entry_for_location, outlier_threshold
+from attnge.numerics.normalizer_error import local_slope
+from attnge.numerics.outliers import expected_entries_above, expected_long, partners_per_entry, tilt_tail
+from attnge.numerics.softmax_mass import expected_mass_difference
+from attnge.theory import exponential as ex
+from attnge.theory import multi_head as mh
+from attnge.theory import outliers as th
+from attnge.theory.inputs import d_qk as d_rule
 
 MASS_SHARE = 0.01
 MASS_POWERS = (1.0, 2.0)

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import numpy as np
 
-from derivations.runner import Run, StepResult
-from derivations.step import Cell, Table, verdict_text
+from attnge.runner import Run, StepResult
+from attnge.step import Cell, Table, verdict_text
 
 
 def cell(value: Cell) -> str:
@@ -62,7 +62,7 @@ def figure_series(result: StepResult) -> list[dict]:
 
 def plot_series(series: list[dict], title: str, path: str | Path) -> None:
     """One log–log panel per fitted rate: points ± se, the fitted line, its slope."""
-    from derivations.figures import pyplot, save
+    from attnge.figures import pyplot, save
 
     plt = pyplot()
     cols = min(4, len(series))

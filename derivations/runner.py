@@ -11,9 +11,9 @@ import mpmath
 import numpy
 import sympy
 
-from derivations import __version__
-from derivations.params import Params
-from derivations.step import Step, Table, tex
+from attnge import __version__
+from attnge.params import Params
+from attnge.step import Step, Table, tex
 
 
 def provenance(parameters: dict, wall_s: float, **extra) -> dict:

@@ -14,12 +14,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from numerics import spectra
-from numerics.chain import MODEL_KEYS, MODELS_MATRICES, chain_models
-from numerics.limit_density import density_grid, right_edge
-from numerics.measure import require_memory
-from numerics.sampling import draw_rng, sample_scores
-from theory.exponential import thetas
+from attnge.numerics import spectra
+from attnge.numerics.chain import MODEL_KEYS, MODELS_MATRICES, chain_models
+from attnge.numerics.limit_density import density_grid, right_edge
+from attnge.numerics.measure import require_memory
+from attnge.numerics.sampling import draw_rng, sample_scores
+from attnge.theory.exponential import thetas
 
 BINS = 60
 DENSITY_POINTS = 120
@@ -117,7 +117,7 @@ def to_csv(data: FigureData) -> str:
 
 def plot(data: FigureData, path: str) -> None:
     """The figure as PNG (matplotlib, the ``plot`` extra), written atomically."""
-    from derivations.figures import pyplot, save
+    from attnge.figures import pyplot, save
 
     plt = pyplot()
     fig, axes = plt.subplots(2, 4, figsize=(16, 7.5))

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 import mpmath as mp
 import sympy as sp
 
-from derivations.params import Params
+from attnge.params import Params
 
 Cell = str | int | float | bool | None
 INCONCLUSIVE = "INCONCLUSIVE"

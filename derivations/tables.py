@@ -17,15 +17,15 @@ from dataclasses import dataclass, field
 import mpmath as mp
 import sympy as sp
 
-from numerics import multi_head_law as mhl
-from numerics.limit_density import right_edge
-from theory import exponential as ex
-from theory import limit_law as ll
-from theory import multi_head as mh
-from theory import normalizer as nz
-from theory import inputs
-from theory.inputs import integer
-from theory.symbols import beta, d_qk, ell, eps, exact, positive_beta
+from attnge.numerics import multi_head_law as mhl
+from attnge.numerics.limit_density import right_edge
+from attnge.theory import exponential as ex
+from attnge.theory import limit_law as ll
+from attnge.theory import multi_head as mh
+from attnge.theory import normalizer as nz
+from attnge.theory import inputs
+from attnge.theory.inputs import integer
+from attnge.theory.symbols import beta, d_qk, ell, eps, exact, positive_beta
 
 FORMATS = ("md", "latex", "csv", "json")
 ORDER_MAX = MOMENTS_MAX = 60    # a few seconds each at 30 digits on 2 cores

@@ -18,14 +18,14 @@ from pathlib import Path
 
 import numpy as np
 
-from derivations import parallel, runner
-from derivations.report import atomic, write_atomic
-from derivations.step import INCONCLUSIVE, Table
-from derivations.threshold_fit import DECISIVE, Quantity
-from derivations.threshold_modes import Mode, mode_named
-from numerics.measure import require_memory
-from theory import inputs
-from theory.inputs import integer, number
+from attnge import parallel, runner
+from attnge.report import atomic, write_atomic
+from attnge.step import INCONCLUSIVE, Table
+from attnge.threshold_fit import DECISIVE, Quantity
+from attnge.threshold_modes import Mode, mode_named
+from attnge.numerics.measure import require_memory
+from attnge.theory import inputs
+from attnge.theory.inputs import integer, number
 
 REPRODUCIBLE_RTOL = 1e-9
 """Across NumPy/BLAS builds a stored draw is reproduced to this relative tolerance (the
@@ -300,7 +300,7 @@ def counts(tabs: list[Table]) -> str:
 
 def plot(sweep: Sweep, found: list[Quantity], path: str | Path) -> None:
     """Measured slopes ± se against the grid, the predicted slope, the thresholds."""
-    from derivations.figures import pyplot, save
+    from attnge.figures import pyplot, save
 
     plt = pyplot()
     cols = 3 if len(found) % 3 == 0 else 4

@@ -20,14 +20,14 @@ from dataclasses import dataclass, field
 
 import sympy as sp
 
-from derivations.step import INCONCLUSIVE, Table
-from derivations.threshold_fit import (Quantity, crossing, fit, fit_exact, means)
-from numerics import stats
-from numerics.softmax_mass import expected_mass_difference
-from numerics.threshold import (measure_one_entry, measure_order, measure_temperature,
+from attnge.step import INCONCLUSIVE, Table
+from attnge.threshold_fit import (Quantity, crossing, fit, fit_exact, means)
+from attnge.numerics import stats
+from attnge.numerics.softmax_mass import expected_mass_difference
+from attnge.numerics.threshold import (measure_one_entry, measure_order, measure_temperature,
                                 order_d_qk, temperature_beta)
-from theory import threshold as th
-from theory.inputs import d_qk as rounded_d_qk
+from attnge.theory import threshold as th
+from attnge.theory.inputs import d_qk as rounded_d_qk
 
 
 @dataclass(frozen=True)
@@ -155,7 +155,7 @@ def _temperature(sweep, done) -> list[Quantity]:
 
 
 def _temperature_check(sweep) -> None:
-    from theory import inputs
+    from attnge.theory import inputs
     c_max = inputs.BETA_MAX / math.sqrt(math.log(max(sweep.sizes)))
     if sweep.grid[-1] > c_max:
         raise ValueError(f"grid must hold c <= {c_max:.3g} at these sizes, so that beta = "

@@ -11,7 +11,7 @@ stored cells, after a change to their code); ``README.md`` beside it is the tabl
 rewritten from the store after every cell (atomically). The threshold step reads only the
 seed, so a run measures it once and gives every cell that result (``SEED_ONLY``).
 
-    python -m derivations.truth --beta 0.25,0.5,1,1.5,2,3 --y 1/16,1/4,1,4,16 --out docs/truth
+    python -m attnge.truth --beta 0.25,0.5,1,1.5,2,3 --y 1/16,1/4,1,4,16 --out docs/truth
 """
 
 from __future__ import annotations
@@ -22,12 +22,12 @@ import sys
 import time
 from pathlib import Path
 
-from derivations.ledger import STEPS
-from derivations.params import DEFAULT_SIZES, Params, parse_sizes
-from derivations.report import write_atomic
-from derivations.step import INCONCLUSIVE, Step
-from derivations.tables import parse_list
-from theory import inputs
+from attnge.ledger import STEPS
+from attnge.params import DEFAULT_SIZES, Params, parse_sizes
+from attnge.report import write_atomic
+from attnge.step import INCONCLUSIVE, Step
+from attnge.tables import parse_list
+from attnge.theory import inputs
 
 STORE = "truth.jsonl"
 TABLE = "README.md"
@@ -201,7 +201,7 @@ def run(betas: list[float], ys: list[float], sizes: tuple[int, ...], draws: int,
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m derivations.truth", description=__doc__.split(
+    p = argparse.ArgumentParser(prog="python -m attnge.truth", description=__doc__.split(
         "\n\n")[0])
     p.add_argument("--beta", default="0.25,0.5,1,1.5,2,3")
     p.add_argument("--y", default="1/16,1/4,1,4,16")
@@ -225,7 +225,7 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as exc:
         print(f"truth: {exc}", file=sys.stderr)
         return 2
-    command = "python -m derivations.truth " + " ".join(
+    command = "python -m attnge.truth " + " ".join(
         f"--{k} {v}" for k, v in (("beta", args.beta), ("y", args.y), ("sizes", args.sizes),
                                   ("draws", args.draws), ("heads", args.heads),
                                   ("seed", args.seed), ("out", args.out)))

@@ -36,11 +36,11 @@ from typing import NamedTuple
 
 import numpy as np
 
-from numerics.sampling import ScoreDraw, attention, normalizer
-from numerics.spectra import row_gram
-from theory.inputs import positive
-from theory.exponential import f_values, thetas
-from theory.linear_model import c_of_K, sigma_f, sigma_G
+from attnge.numerics.sampling import ScoreDraw, attention, normalizer
+from attnge.numerics.spectra import row_gram
+from attnge.theory.inputs import positive
+from attnge.theory.exponential import f_values, thetas
+from attnge.theory.linear_model import c_of_K, sigma_f, sigma_G
 
 __all__ = [
     "CHAIN_STEPS",

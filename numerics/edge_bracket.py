@@ -29,7 +29,7 @@ from fractions import Fraction
 
 from mpmath import iv
 
-from theory import multi_head as mh
+from attnge.theory import multi_head as mh
 
 __all__ = ["bounds", "number"]
 

@@ -31,9 +31,9 @@ from fractions import Fraction
 import mpmath
 import sympy
 
-from numerics import multi_head_law as mhl
-from theory import multi_head as mh
-from theory.certificates import THETA1, decimal_down, decimal_up
+from attnge.numerics import multi_head_law as mhl
+from attnge.theory import multi_head as mh
+from attnge.theory.certificates import THETA1, decimal_down, decimal_up
 
 __all__ = ["THETA1", "Enclosure", "enclose", "flint", "to_fraction"]
 

@@ -11,9 +11,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from numerics import spectra
-from numerics.sampling import attention, draw_rng, sample_scores
-from theory.exponential import thetas
+from attnge.numerics import spectra
+from attnge.numerics.sampling import attention, draw_rng, sample_scores
+from attnge.theory.exponential import thetas
 
 STREAM = "law"
 POWER_TOL = 1e-15

@@ -48,7 +48,7 @@ import numpy as np
 import sympy
 from mpmath import mp
 
-from theory.inputs import integer
+from attnge.theory.inputs import integer
 
 __all__ = ["density", "density_grid", "density_moments", "right_edge", "stieltjes", "support"]
 
@@ -198,16 +198,21 @@ def _quartic(a, b, y, z) -> list:
 
 
 def _roots(coeffs: list) -> list[mpmath.mpc]:
-    """All roots of a polynomial (leading zeros dropped) by ``mpmath.polyroots``, started
-    from NumPy's double-precision roots; retried from mpmath's own start if that fails."""
-    while coeffs and coeffs[0] == 0:
-        coeffs = coeffs[1:]
-    if len(coeffs) < 2:
-        raise ArithmeticError("polynomial without roots")
+    """All roots of a polynomial (leading zeros dropped), highest degree first.
+
+    NumPy's double-precision roots (the companion matrix's eigenvalues), each polished by
+    Newton's method at the working precision (:func:`_polish`); unless every root settles
+    and no two settle on one value (a multiple or clustered root, a float start too far off),
+    ``mpmath.polyroots`` (Durand--Kerner), started from NumPy's roots and then from its own.
+    """
+    coeffs = _trim(coeffs)
     tries = [(None, *t) for t in _TRIES]
-    floats = np.array([complex(c) for c in coeffs])
-    if np.all(np.isfinite(floats)) and floats[0] != 0:  # else: out of double range
-        tries.insert(0, ([mp.mpc(r) for r in np.roots(floats)], *_TRIES[0]))
+    start = _float_roots(coeffs)
+    if start is not None:
+        polished = _polish(coeffs, start)
+        if all(settled for _, settled in polished) and _apart([r for r, _ in polished]):
+            return [r for r, _ in polished]
+        tries.insert(0, (start, *_TRIES[0]))
     for init, steps, extra in tries:
         try:
             found = mpmath.polyroots(coeffs, maxsteps=steps, extraprec=extra, roots_init=init)
@@ -215,6 +220,75 @@ def _roots(coeffs: list) -> list[mpmath.mpc]:
         except mpmath.libmp.NoConvergence:
             continue
     raise ArithmeticError(f"polyroots did not converge for {coeffs}")
+
+
+def _trim(coeffs: list) -> list:
+    while coeffs and coeffs[0] == 0:
+        coeffs = coeffs[1:]
+    if len(coeffs) < 2:
+        raise ArithmeticError("polynomial without roots")
+    return coeffs
+
+
+def _float_roots(coeffs: list) -> list[mpmath.mpc] | None:
+    """NumPy's roots as mpc, or None where a coefficient is out of double range."""
+    floats = np.array([complex(c) for c in coeffs])
+    if not (np.all(np.isfinite(floats)) and floats[0] != 0):
+        return None
+    return [mp.mpc(r) for r in np.roots(floats)]
+
+
+def settled_roots(coeffs: list, keep: Callable | None = None) -> list[mpmath.mpc] | None:
+    """The roots of those of NumPy's roots that ``keep`` accepts (default: all), each polished
+    to the working precision by Newton's method (:func:`_polish`); None where one of them
+    does not settle (a multiple or clustered root) or the coefficients leave double range,
+    so that the caller asks :func:`_roots` for all of them.
+
+    The fast path of ``numerics.multi_head_law``'s density, whose curves carry spurious
+    multiple roots (cleared denominators) that keep ``polyroots`` slow: ``keep`` leaves
+    them out before they are polished.
+    """
+    coeffs = _trim(coeffs)
+    start = _float_roots(coeffs)
+    if start is None:
+        return None
+    polished = _polish(coeffs, [r for r in start if keep is None or keep(r)])
+    return [r for r, _ in polished] if all(ok for _, ok in polished) else None
+
+
+def _polish(coeffs: list, start: list) -> list[tuple[mpmath.mpc, bool]]:
+    r"""Newton's method from each start, (root, settled): settled when, within 8 steps, a
+    step falls below 2^(10 - prec) of the root or the residual below 2^(10 - prec) of
+    :math:`\sum_i |c_i||r|^i` (the rounding level of its evaluation: the root is then as
+    accurate as the working precision can tell)."""
+    slope = [c * k for c, k in zip(coeffs, range(len(coeffs) - 1, 0, -1))]
+    sizes = [abs(c) for c in coeffs]
+    tiny = mp.mpf(2) ** (10 - mp.prec)
+    out = []
+    for r in start:
+        settled = False
+        for _ in range(8):
+            d = mp.polyval(slope, r)
+            value = mp.polyval(coeffs, r)
+            if abs(value) <= tiny * mp.polyval(sizes, abs(r)):
+                settled = True
+                break
+            if d == 0:
+                break
+            step = value / d
+            r -= step
+            if abs(step) <= tiny * max(abs(r), tiny):
+                settled = True
+                break
+        out.append((r, settled))
+    return out
+
+
+def _apart(roots: list) -> bool:
+    """No two roots closer than 2^(-prec/3) relative."""
+    gap = mp.mpf(2) ** (-mp.prec // 3)
+    return not any(abs(u - v) <= gap * max(abs(u), abs(v), gap)
+                   for i, u in enumerate(roots) for v in roots[:i])
 
 
 def _tol() -> mpmath.mpf:

@@ -12,12 +12,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from numerics import spectra
-from numerics.chain import MODEL_KEYS, chain_diagonals, gaussian_models, key_gram, score_models
-from numerics.sampling import attention, draw_rng, sample_scores
-from numerics.spike_norm import krylov_norm
-from theory.exponential import thetas
-from theory.linear_model import sigma_f, sigma_G
+from attnge.numerics import spectra
+from attnge.numerics.chain import MODEL_KEYS, chain_diagonals, gaussian_models, key_gram, score_models
+from attnge.numerics.sampling import attention, draw_rng, sample_scores
+from attnge.numerics.spike_norm import krylov_norm
+from attnge.theory.exponential import thetas
+from attnge.theory.linear_model import sigma_f, sigma_G
 
 MOMENTS = 4                 # m_1 … m_4
 RANK_RTOL = 1e-6            # rank one: what lies beyond s₁ is at most this, relative to s₁

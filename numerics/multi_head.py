@@ -17,12 +17,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from numerics import spectra
-from numerics.law_draws import LawDraw
-from numerics.measure import available_bytes
-from numerics.sampling import attention, bartlett_rows, draw_rng, sample_scores
-from theory.exponential import thetas
-from theory.inputs import integer
+from attnge.numerics import spectra
+from attnge.numerics.law_draws import LawDraw
+from attnge.numerics.measure import available_bytes
+from attnge.numerics.sampling import attention, bartlett_rows, draw_rng, sample_scores
+from attnge.theory.exponential import thetas
+from attnge.theory.inputs import integer
 
 SHARING = ("none", "mqa", "kv")
 WIDE_RATIO = 2

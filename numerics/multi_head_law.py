@@ -45,9 +45,9 @@ import mpmath
 import sympy
 from mpmath import mp
 
-from numerics.limit_density import _piece, _roots, _to_mpf
-from theory.inputs import integer
-from theory.multi_head import Law
+from attnge.numerics.limit_density import _piece, _roots, _to_mpf, settled_roots
+from attnge.theory.inputs import integer
+from attnge.theory.multi_head import Law
 
 __all__ = ["density", "density_grid", "density_moments", "edge_stieltjes", "entry_for_location",
            "outlier_location", "outlier_threshold", "polynomial_edge", "right_edge", "stieltjes"]
@@ -404,17 +404,39 @@ def _tol():
 
 def _physical(law: _Law, zeta):
     """The root g of the curve at ζ whose walk down is physical, and its score (> 0 iff
-    Im > 0 at every level)."""
+    Im > 0 at every level).
+
+    The candidates are those of NumPy's roots whose walk down comes near the base's physical
+    G_b, polished by Newton (fast); where one of them does not settle, every root of the
+    curve by ``polyroots``."""
+    coeffs = _curve(law, zeta)[::-1]
+    roots = settled_roots(coeffs, lambda g: _near(law, g, zeta))
+    best = _best(law, _roots(coeffs) if roots is None else roots, zeta)
+    if best[0] is None:
+        raise ArithmeticError(f"no physical root at zeta = {mp.nstr(zeta, 8)}")
+    return best
+
+
+def _near(law: _Law, g, zeta) -> bool:
+    """Whether a double-precision root g walks down to within 1e-3 of the base's G_b (a
+    loose filter: :func:`_best` judges the polished root at 2^(-prec/4))."""
+    try:
+        return _score(law, g, zeta)[1] <= mp.mpf("1e-3")
+    except ZeroDivisionError:
+        return False
+
+
+def _best(law: _Law, roots: list, zeta) -> tuple:
+    """The root with the largest Im score among those whose walk down meets the base's
+    physical G_b (mismatch ≤ 2^(-prec/4)); (None, -inf) if none does."""
     best, best_score = None, -mp.inf
-    for g in _roots(_curve(law, zeta)[::-1]):
+    for g in roots:
         try:
             im, mismatch = _score(law, g, zeta)
         except ZeroDivisionError:   # a root of a cleared denominator: not on the curve
             continue
         if mismatch <= mp.mpf(2) ** (-mp.prec // 4) and im > best_score:
             best, best_score = g, im
-    if best is None:
-        raise ArithmeticError(f"no physical root at zeta = {mp.nstr(zeta, 8)}")
     return best, best_score
 
 

@@ -24,7 +24,7 @@ import math
 import mpmath as mp
 from scipy.stats import chi2
 
-from numerics.reference import chi2_integral
+from attnge.numerics.reference import chi2_integral
 
 DPS = 20
 

@@ -25,8 +25,8 @@ import math
 import mpmath as mp
 import numpy as np
 
-from numerics.reference import gaussian_integral
-from theory.inputs import positive
+from attnge.numerics.reference import gaussian_integral
+from attnge.theory.inputs import positive
 
 _TAIL = 60.0   # (E e^{−tX})^{ℓ−1} < e^{−60} beyond the t-grid
 

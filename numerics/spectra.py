@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.sparse.linalg import svds
 
-from theory.inputs import integer
+from attnge.theory.inputs import integer
 
 __all__ = [
     "bulk",

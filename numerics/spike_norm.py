@@ -41,8 +41,8 @@ import mpmath
 import numpy as np
 from mpmath import mp
 
-from numerics.limit_density import _law
-from theory import spike
+from attnge.numerics.limit_density import _law
+from attnge.theory import spike
 
 ROUTES = ("integral", "jacobi")
 _DPS = 30

@@ -24,14 +24,14 @@ from functools import lru_cache
 
 import numpy as np
 
-from numerics import spectra, stats
-from numerics.chain import key_gram
-from numerics.limit_density import right_edge
-from numerics.sampling import attention, draw_rng, normalizer, sample_scores
-from theory.exponential import thetas
-from theory.inputs import d_qk
-from theory.linear_model import sigma_f, sigma_f_truncated, sigma_G
-from theory.threshold import ORDER_MODELS, first_omitted
+from attnge.numerics import spectra, stats
+from attnge.numerics.chain import key_gram
+from attnge.numerics.limit_density import right_edge
+from attnge.numerics.sampling import attention, draw_rng, normalizer, sample_scores
+from attnge.theory.exponential import thetas
+from attnge.theory.inputs import d_qk
+from attnge.theory.linear_model import sigma_f, sigma_f_truncated, sigma_G
+from attnge.theory.threshold import ORDER_MODELS, first_omitted
 
 MOMENTS = 4
 

@@ -30,8 +30,8 @@ from math import ceil, floor, isqrt
 
 import sympy
 
-from theory import multi_head as mh
-from theory.inputs import integer
+from attnge.theory import multi_head as mh
+from attnge.theory.inputs import integer
 
 THETA1 = sympy.Symbol("theta1", positive=True)
 """θ₁ as a symbol in the laws whose edges are enclosed (its value comes as an interval)."""

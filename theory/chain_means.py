@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import sympy as sp
 
-from theory import exponential as ex
-from theory import normalizer as nz
+from attnge.theory import exponential as ex
+from attnge.theory import normalizer as nz
 
 MODELS = ("Y", "Y_f", "Y_Q", "Y_lin_Q", "Y_lin_f")
 

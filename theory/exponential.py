@@ -15,9 +15,9 @@ from functools import lru_cache
 import sympy as sp
 from sympy.codegen.rewriting import expm1_opt, optimize
 
-from theory.gaussian import chi2_expectation, gaussian_expectation
-from theory.inputs import integer
-from theory.symbols import beta, k, x
+from attnge.theory.gaussian import chi2_expectation, gaussian_expectation
+from attnge.theory.inputs import integer
+from attnge.theory.symbols import beta, k, x
 
 TARGETS = ("exp", "g", "f")
 """exp: e^{βx};  g: e^{βx − β²/2};  f: e^{βx − β²/2} − 1."""

@@ -38,10 +38,10 @@ from sympy import Expr, binomial, catalan
 from sympy.polys.ring_series import rs_mul
 from sympy.polys.rings import ring
 
-from theory import exponential as ex
-from theory.inputs import integer
-from theory.rings import ExactRing
-from theory.symbols import beta as beta_symbol
+from attnge.theory import exponential as ex
+from attnge.theory.inputs import integer
+from attnge.theory.rings import ExactRing
+from attnge.theory.symbols import beta as beta_symbol
 
 __all__ = [
     "from_beta",

@@ -26,8 +26,8 @@ import numpy as np
 import sympy as sp
 from sympy.codegen.rewriting import expm1_opt, optimize
 
-from theory import exponential as ex
-from theory.inputs import positive
+from attnge.theory import exponential as ex
+from attnge.theory.inputs import positive
 
 __all__ = [
     "BETA",

@@ -57,9 +57,9 @@ from dataclasses import dataclass
 import sympy
 from sympy import Expr, binomial
 
-from theory.inputs import integer
-from theory.limit_law import _check_param, _nc_recursion
-from theory.rings import ExactRing
+from attnge.theory.inputs import integer
+from attnge.theory.limit_law import _check_param, _nc_recursion
+from attnge.theory.rings import ExactRing
 
 KINDS = ("attention", "values", "output")
 """attention: √(n/h)A⊥; values: [A_r⊥V_r]; output: MHA⊥."""

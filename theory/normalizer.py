@@ -16,8 +16,8 @@ from functools import lru_cache
 
 import sympy as sp
 
-from theory.gaussian import chi2_expectation, gaussian_expectation
-from theory.symbols import beta, d_qk, eps, ell, x
+from attnge.theory.gaussian import chi2_expectation, gaussian_expectation
+from attnge.theory.symbols import beta, d_qk, eps, ell, x
 
 _v = sp.Symbol("v", positive=True)
 

@@ -34,8 +34,8 @@ import mpmath as mp
 import sympy as sp
 from scipy.optimize import brentq
 
-from theory import exponential as ex
-from theory.symbols import y
+from attnge.theory import exponential as ex
+from attnge.theory.symbols import y
 
 w, s, G = sp.symbols("w s G")
 theta1_s, theta2_s = sp.symbols("theta_1 theta_2", positive=True)

@@ -33,8 +33,8 @@ from __future__ import annotations
 import mpmath
 import sympy as sp
 
-from theory import exponential as ex
-from theory.symbols import y
+from attnge.theory import exponential as ex
+from attnge.theory.symbols import y
 
 __all__ = ["LAMBDA", "S", "T", "mp_jacobi", "scalar_identity", "strength", "weight",
            "weight_value"]

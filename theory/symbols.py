@@ -13,7 +13,7 @@ from numbers import Real
 
 import sympy as sp
 
-from theory.inputs import BETA_MAX
+from attnge.theory.inputs import BETA_MAX
 
 beta = sp.Symbol("beta", positive=True)
 x = sp.Symbol("x", real=True)

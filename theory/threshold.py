@@ -53,10 +53,10 @@ import mpmath
 
 import sympy as sp
 
-from theory import exponential as ex
-from theory import normalizer
-from theory.gaussian import chi2_expectation, pair_expectation
-from theory.symbols import beta, d_qk, ell
+from attnge.theory import exponential as ex
+from attnge.theory import normalizer
+from attnge.theory.gaussian import chi2_expectation, pair_expectation
+from attnge.theory.symbols import beta, d_qk, ell
 
 c, alpha = sp.symbols("c alpha", positive=True)
 q, k = sp.symbols("q k", positive=True, integer=True)

@@ -12,11 +12,11 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from derivations import chain_values, ledger_draws
-from derivations import evidence as ev
-from derivations import regimes as rg
-from derivations.params import Params
-from derivations.step import Step, Table
+from attnge import chain_values, ledger_draws
+from attnge import evidence as ev
+from attnge import regimes as rg
+from attnge.params import Params
+from attnge.step import Step, Table
 
 ID = "M0-Y"
 KEY = "M0->Y"

@@ -9,14 +9,14 @@ from __future__ import annotations
 
 import sympy as sp
 
-from derivations import chain_values
-from derivations import evidence as ev
-from derivations import ledger_draws
-from derivations.params import Params
-from derivations.step import Step, Table
-from derivations.steps import normalizer as normalizer_step
-from theory import normalizer as nz
-from theory.symbols import ell
+from attnge import chain_values
+from attnge import evidence as ev
+from attnge import ledger_draws
+from attnge.params import Params
+from attnge.step import Step, Table
+from attnge.steps import normalizer as normalizer_step
+from attnge.theory import normalizer as nz
+from attnge.theory.symbols import ell
 
 ID = "Y-Yf"
 KEY = "Y->Y_f"

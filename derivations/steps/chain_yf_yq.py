@@ -10,16 +10,16 @@ from __future__ import annotations
 import mpmath as mp
 import sympy as sp
 
-from derivations import chain_values
-from derivations import evidence as ev
-from derivations import ledger_draws
-from derivations.params import Params
-from derivations.step import Step, Table, digits_agree, digits_text
-from derivations.steps.chain_y_yf import norm_rows
-from numerics.reference import gaussian_integral
-from theory import linear_model as lm
-from theory import normalizer as nz
-from theory.symbols import ell
+from attnge import chain_values
+from attnge import evidence as ev
+from attnge import ledger_draws
+from attnge.params import Params
+from attnge.step import Step, Table, digits_agree, digits_text
+from attnge.steps.chain_y_yf import norm_rows
+from attnge.numerics.reference import gaussian_integral
+from attnge.theory import linear_model as lm
+from attnge.theory import normalizer as nz
+from attnge.theory.symbols import ell
 
 ID = "Yf-YQ"
 KEY = "Y_f->Y_Q"

@@ -16,16 +16,16 @@ from functools import lru_cache
 import numpy as np
 import sympy as sp
 
-from derivations import chain_values, ledger_draws
-from derivations import evidence as ev
-from derivations import regimes as rg
-from derivations.params import Params
-from derivations.step import Step, Table, digits_agree, digits_text, fmt, pm
-from numerics import spike_norm, stats
-from numerics.measure import SPIKE_ALONE
-from theory import exponential as ex
-from theory import spike
-from theory.symbols import beta, positive_beta, y
+from attnge import chain_values, ledger_draws
+from attnge import evidence as ev
+from attnge import regimes as rg
+from attnge.params import Params
+from attnge.step import Step, Table, digits_agree, digits_text, fmt, pm
+from attnge.numerics import spike_norm, stats
+from attnge.numerics.measure import SPIKE_ALONE
+from attnge.theory import exponential as ex
+from attnge.theory import spike
+from attnge.theory.symbols import beta, positive_beta, y
 
 ID = "YlinQ-Ylinf"
 KEY = "Y_lin_Q->Y_lin_f"

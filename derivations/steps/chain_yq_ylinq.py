@@ -12,15 +12,15 @@ import mpmath as mp
 import numpy as np
 import sympy as sp
 
-from derivations import chain_values, ledger_draws
-from derivations import evidence as ev
-from derivations import regimes as rg
-from derivations.params import Params
-from derivations.step import Step, Table, digits_agree, digits_text
-from numerics import spectra
-from numerics.reference import gaussian_integral
-from theory import linear_model as lm
-from theory.symbols import positive_beta
+from attnge import chain_values, ledger_draws
+from attnge import evidence as ev
+from attnge import regimes as rg
+from attnge.params import Params
+from attnge.step import Step, Table, digits_agree, digits_text
+from attnge.numerics import spectra
+from attnge.numerics.reference import gaussian_integral
+from attnge.theory import linear_model as lm
+from attnge.theory.symbols import positive_beta
 
 ID = "YQ-YlinQ"
 DPS = 30

@@ -13,15 +13,15 @@ import mpmath as mp
 import numpy as np
 import sympy as sp
 
-from derivations import evidence as ev
-from derivations import ledger_draws
-from derivations.params import Params
-from derivations.step import Step, Table, digits_agree, digits_text, fmt, pm
-from numerics import stats
-from numerics.reference import gaussian_integral, hermite_e
-from numerics.sampling import draw_rng, sample_scores
-from theory import exponential as ex
-from theory.symbols import He, beta, d_qk, k, positive_beta, x
+from attnge import evidence as ev
+from attnge import ledger_draws
+from attnge.params import Params
+from attnge.step import Step, Table, digits_agree, digits_text, fmt, pm
+from attnge.numerics import stats
+from attnge.numerics.reference import gaussian_integral, hermite_e
+from attnge.numerics.sampling import draw_rng, sample_scores
+from attnge.theory import exponential as ex
+from attnge.theory.symbols import He, beta, d_qk, k, positive_beta, x
 
 ID = "exponential"
 DPS = 30                 # digits of the quadrature route

@@ -17,17 +17,17 @@ import mpmath as mp
 import numpy as np
 import sympy as sp
 
-from derivations import evidence as ev
-from derivations import ledger_draws
-from derivations import regimes as rg
-from derivations.params import Params
-from derivations.step import Step, Table, digits_agree, digits_text
-from numerics import limit_density
-from numerics.softmax_mass import expected_mass
-from theory import exponential as ex
-from theory import limit_law as ll
-from theory import outliers
-from theory.symbols import beta, positive_beta, y
+from attnge import evidence as ev
+from attnge import ledger_draws
+from attnge import regimes as rg
+from attnge.params import Params
+from attnge.step import Step, Table, digits_agree, digits_text
+from attnge.numerics import limit_density
+from attnge.numerics.softmax_mass import expected_mass
+from attnge.theory import exponential as ex
+from attnge.theory import limit_law as ll
+from attnge.theory import outliers
+from attnge.theory.symbols import beta, positive_beta, y
 
 ID = "limit-law"
 K = 4

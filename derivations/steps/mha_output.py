@@ -15,18 +15,18 @@ from functools import lru_cache
 import mpmath as mp
 import sympy as sp
 
-from derivations import evidence as ev
-from derivations import heads_draws
-from derivations import regimes as rg
-from derivations.params import Params
-from derivations.step import Step, Table, digits_agree, digits_text
-from derivations.steps.limit_law import FULL_POWERS, exact_m1, powers_text
-from derivations.steps.multi_head_law import GAMMA_K, THETA1, THETA2, H, laws
-from numerics import multi_head_law as mhl
-from numerics import spectra
-from numerics.multi_head import relative_w1
-from theory import exponential as ex
-from theory import multi_head as mh
+from attnge import evidence as ev
+from attnge import heads_draws
+from attnge import regimes as rg
+from attnge.params import Params
+from attnge.step import Step, Table, digits_agree, digits_text
+from attnge.steps.limit_law import FULL_POWERS, exact_m1, powers_text
+from attnge.steps.multi_head_law import GAMMA_K, THETA1, THETA2, H, laws
+from attnge.numerics import multi_head_law as mhl
+from attnge.numerics import spectra
+from attnge.numerics.multi_head import relative_w1
+from attnge.theory import exponential as ex
+from attnge.theory import multi_head as mh
 
 ID = "mha-output"
 K = 4

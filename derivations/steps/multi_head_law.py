@@ -17,12 +17,12 @@ import mpmath as mp
 import numpy as np
 import sympy as sp
 
-from derivations import evidence as ev
-from derivations import heads_draws
-from derivations import regimes as rg
-from derivations.params import Params
-from derivations.step import INCONCLUSIVE, Step, Table, digits_agree, digits_text
-from derivations.steps.limit_law import (
+from attnge import evidence as ev
+from attnge import heads_draws
+from attnge import regimes as rg
+from attnge.params import Params
+from attnge.step import INCONCLUSIVE, Step, Table, digits_agree, digits_text
+from attnge.steps.limit_law import (
     BULK_POWERS,
     CLIP_TOP,
     EDGE_POWERS,
@@ -34,10 +34,10 @@ from derivations.steps.limit_law import (
     rates_table,
     regimes,
 )
-from numerics import multi_head_law as mhl
-from theory import limit_law as ll
-from theory import multi_head as mh
-from theory.symbols import positive_beta
+from attnge.numerics import multi_head_law as mhl
+from attnge.theory import limit_law as ll
+from attnge.theory import multi_head as mh
+from attnge.theory.symbols import positive_beta
 
 ID = "multi-head-law"
 K = 4

@@ -14,16 +14,16 @@ import mpmath as mp
 import numpy as np
 import sympy as sp
 
-from derivations import evidence as ev
-from derivations import ledger_draws
-from derivations import regimes as rg
-from derivations.params import Params
-from derivations.step import INCONCLUSIVE, Step, Table, digits_agree, digits_text, fmt, pm
-from numerics import stats
-from numerics.reference import chi2_integral
-from numerics.sampling import draw_rng, normalizer, sample_scores
-from theory import normalizer as nz
-from theory.symbols import beta, d_qk, ell, eps, positive_beta
+from attnge import evidence as ev
+from attnge import ledger_draws
+from attnge import regimes as rg
+from attnge.params import Params
+from attnge.step import INCONCLUSIVE, Step, Table, digits_agree, digits_text, fmt, pm
+from attnge.numerics import stats
+from attnge.numerics.reference import chi2_integral
+from attnge.numerics.sampling import draw_rng, normalizer, sample_scores
+from attnge.theory import normalizer as nz
+from attnge.theory.symbols import beta, d_qk, ell, eps, positive_beta
 
 ID = "normalizer"
 DPS = 30

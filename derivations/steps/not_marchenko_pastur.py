@@ -10,14 +10,14 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from derivations import evidence as ev
-from derivations import ledger_draws
-from derivations.params import Params
-from derivations.step import Step, Table
-from derivations.steps.limit_law import EDGE_POWERS, FULL_POWERS, limit_values, regimes
-from theory import exponential as ex
-from theory import limit_law as ll
-from theory.symbols import beta, positive_beta, y
+from attnge import evidence as ev
+from attnge import ledger_draws
+from attnge.params import Params
+from attnge.step import Step, Table
+from attnge.steps.limit_law import EDGE_POWERS, FULL_POWERS, limit_values, regimes
+from attnge.theory import exponential as ex
+from attnge.theory import limit_law as ll
+from attnge.theory.symbols import beta, positive_beta, y
 
 ID = "not-marchenko-pastur"
 SEPARATION = 5.0

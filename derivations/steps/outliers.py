@@ -22,14 +22,14 @@ import math
 import numpy as np
 import sympy as sp
 
-from derivations import evidence as ev
-from derivations import ledger_draws
-from derivations import regimes as rg
-from derivations.params import Params
-from derivations.step import INCONCLUSIVE, Step, Table
-from numerics import stats
-from numerics.outliers import expected_entries_above
-from theory import outliers as th
+from attnge import evidence as ev
+from attnge import ledger_draws
+from attnge import regimes as rg
+from attnge.params import Params
+from attnge.step import INCONCLUSIVE, Step, Table
+from attnge.numerics import stats
+from attnge.numerics.outliers import expected_entries_above
+from attnge.theory import outliers as th
 
 ID = "outliers"
 MARGIN = 5.0            # outliers counted above E(1 + MARGIN ℓ^{−2/3}): beyond the edge's

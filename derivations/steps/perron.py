@@ -10,14 +10,14 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from derivations import evidence as ev
-from derivations import ledger_draws
-from derivations import regimes as rg
-from derivations.params import Params
-from derivations.step import Step, Table
-from derivations.steps.limit_law import FULL_POWERS, exact_m1, regimes
-from theory import exponential as ex
-from theory.symbols import beta, positive_beta
+from attnge import evidence as ev
+from attnge import ledger_draws
+from attnge import regimes as rg
+from attnge.params import Params
+from attnge.step import Step, Table
+from attnge.steps.limit_law import FULL_POWERS, exact_m1, regimes
+from attnge.theory import exponential as ex
+from attnge.theory.symbols import beta, positive_beta
 
 ID = "perron"
 

@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import sympy as sp
 
-from derivations import threshold_audit as audit
-from derivations.threshold_modes import MODES
-from derivations.params import Params
-from derivations.step import Step, Table
-from theory import threshold as th
+from attnge import threshold_audit as audit
+from attnge.threshold_modes import MODES
+from attnge.params import Params
+from attnge.step import Step, Table
+from attnge.theory import threshold as th
 
 ID = "threshold"
 

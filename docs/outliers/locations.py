@@ -10,9 +10,9 @@ as in the ``outliers`` step. Printed: the mean relative error ± se of s² again
 
 import numpy as np
 
-from numerics import spectra
-from numerics.sampling import attention, sample_scores
-from theory import outliers as th
+from attnge.numerics import spectra
+from attnge.numerics.sampling import attention, sample_scores
+from attnge.theory import outliers as th
 
 CELLS = [(1.0, 0.25, 250, 100), (1.0, 0.25, 500, 60), (1.0, 1.0, 250, 200), (1.0, 1.0, 500, 120),
          (1.0, 1.0, 1000, 60), (1.0, 4.0, 250, 200), (1.0, 4.0, 500, 120), (1.0, 4.0, 1000, 60)]

@@ -4,9 +4,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from derivations import cli, runner, tables
-from derivations.params import Params, parse_sizes
-from theory import inputs
+from attnge import cli, runner, tables
+from attnge.params import Params, parse_sizes
+from attnge.theory import inputs
 
 
 def run(capsys, *argv):
@@ -76,8 +76,8 @@ def test_beta_has_one_limit_everywhere():
 
 
 def test_threshold_exits_1_when_a_verdict_fails(capsys, monkeypatch):
-    from derivations import threshold_audit as threshold
-    from derivations.step import Table
+    from attnge import threshold_audit as threshold
+    from attnge.step import Table
 
     failing = Table("t", ["x"])
     failing.add(["bad"], False)

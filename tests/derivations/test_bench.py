@@ -2,7 +2,7 @@
 
 import json
 
-from derivations import bench, cli
+from attnge import bench, cli
 
 FIELDS = {"ell", "draws", "pipeline_s", "naive_s", "floor_s", "speedup_vs_naive",
           "ratio_to_floor", "peak_rss_gib"}

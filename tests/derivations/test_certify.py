@@ -10,9 +10,9 @@ from fractions import Fraction
 
 import pytest
 
-from derivations import certify
-from derivations.cli import main
-from theory import certificates as ce
+from attnge import certify
+from attnge.cli import main
+from attnge.theory import certificates as ce
 
 pytest.importorskip("flint")
 
@@ -165,7 +165,7 @@ def test_checker_rejects_a_refutation_turned_into_a_certificate(capsys, tmp_path
 def test_wrong_mp_transform_in_arb_is_caught_by_the_checker(capsys, tmp_path, monkeypatch):
     """Every arb route reads the base's MP transform; a wrong one (ratio off by 1e-12) moves
     both enclosures, and only the checker's mpmath route sees it."""
-    from numerics import edge_enclosure as ee
+    from attnge.numerics import edge_enclosure as ee
 
     right = ee._Chain.g
 
@@ -184,7 +184,7 @@ def test_wrong_mp_transform_in_arb_is_caught_by_the_checker(capsys, tmp_path, mo
 def test_wrong_moment_recursion_is_caught_by_the_checker(capsys, tmp_path, monkeypatch):
     """The producer's moments (the quartic) with its w^2 M^4 term lost: the certificate's k
     is then too small, which the checker's moments (the stated law) refuse."""
-    from theory import certificates as ce
+    from attnge.theory import certificates as ce
 
     def wrong(K, a, b, y):     # M = 1 + (a + b - by) w M^2 + by w M^3, the last term lost
         a, b, y = Fraction(a), Fraction(b), Fraction(y)
@@ -203,7 +203,7 @@ def test_wrong_moment_recursion_is_caught_by_the_checker(capsys, tmp_path, monke
 def test_moments_beyond_the_edge_stop_the_producer(capsys, tmp_path, monkeypatch):
     """Moments read at 2 theta_1 (m_n 2^n): their ratios pass the enclosure's edge, which
     the producer refuses (exit 3, nothing written)."""
-    from theory import certificates as ce
+    from attnge.theory import certificates as ce
 
     right = ce.quartic_moments
     monkeypatch.setattr(ce, "quartic_moments", lambda K, a, b, y: [
@@ -216,7 +216,7 @@ def test_moments_beyond_the_edge_stop_the_producer(capsys, tmp_path, monkeypatch
 def test_moment_route_disagreement_is_caught_by_the_checker(capsys, tmp_path, monkeypatch):
     """A producer whose moments are slightly too large reports a k that is too small; the
     checker's own moments (the stated law) refuse the proof at that k."""
-    from theory import certificates as ce
+    from attnge.theory import certificates as ce
 
     right = ce.law_moments_at
     monkeypatch.setattr(ce, "law_moments_at", lambda t, K, cell, route: [

@@ -4,17 +4,18 @@ import numpy as np
 import pytest
 import sympy as sp
 
-import numerics.chain
-import numerics.law_draws
-import numerics.measure
-import numerics.sampling
-import numerics.spectra
-import numerics.spike_norm
-import theory.spike
-from derivations import ledger_draws
-from derivations import regimes as rg
-from derivations.params import Params
-from derivations.steps import (
+from attnge import numerics, theory  # noqa: F401 (the packages, for numerics.x.y)
+import attnge.numerics.chain
+import attnge.numerics.law_draws
+import attnge.numerics.measure
+import attnge.numerics.sampling
+import attnge.numerics.spectra
+import attnge.numerics.spike_norm
+import attnge.theory.spike
+from attnge import ledger_draws
+from attnge import regimes as rg
+from attnge.params import Params
+from attnge.steps import (
     chain_m0_y,
     chain_y_yf,
     chain_yf_yq,
@@ -25,9 +26,9 @@ from derivations.steps import (
     outliers,
     perron,
 )
-from theory import limit_law as ll
-from theory import linear_model as lm
-from theory import outliers as th
+from attnge.theory import limit_law as ll
+from attnge.theory import linear_model as lm
+from attnge.theory import outliers as th
 
 SMALL = Params(sizes=(250, 500, 1000), draws=3)
 

@@ -4,8 +4,8 @@ import json
 
 import pytest
 
-from derivations import ledger
-from derivations.cli import main
+from attnge import ledger
+from attnge.cli import main
 
 SMALL = ["--sizes", "100,200,400", "--draws", "3"]
 
@@ -69,7 +69,7 @@ def test_json_into_a_folder_is_refused_before_running(capsys, tmp_path):
 def test_python_dash_m(tmp_path):
     import subprocess
     import sys
-    out = subprocess.run([sys.executable, "-m", "derivations", "steps"], capture_output=True,
+    out = subprocess.run([sys.executable, "-m", "attnge", "steps"], capture_output=True,
                          text=True, check=True)
     assert "exponential" in out.stdout
 

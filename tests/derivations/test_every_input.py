@@ -16,13 +16,13 @@ import sympy as sp
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from derivations import mha, tables
-from derivations.ledger import STEPS
-from derivations.params import Params
-from derivations.steps import multi_head_law
-from theory import limit_law as ll
-from theory import multi_head as mh
-from theory.symbols import positive_beta
+from attnge import mha, tables
+from attnge.ledger import STEPS
+from attnge.params import Params
+from attnge.steps import multi_head_law
+from attnge.theory import limit_law as ll
+from attnge.theory import multi_head as mh
+from attnge.theory.symbols import positive_beta
 
 BETAS = st.one_of(
     st.floats(min_value=1e-3, max_value=6.0, allow_nan=False, allow_infinity=False),

@@ -5,10 +5,10 @@ import math
 import numpy as np
 import pytest
 
-from derivations import evidence as ev
-from derivations.params import Params
-from derivations.step import INCONCLUSIVE, Table
-from numerics import stats
+from attnge import evidence as ev
+from attnge.params import Params
+from attnge.step import INCONCLUSIVE, Table
+from attnge.numerics import stats
 
 
 def test_an_error_of_detectable_reaches_the_threshold_at_one_size():
@@ -51,7 +51,7 @@ def test_a_slope_from_few_draws_gets_the_t_quantile_of_its_dof():
 
 
 def test_sample_means_are_judged_only_where_the_sample_reaches_their_tail():
-    from derivations.steps import exponential
+    from attnge.steps import exponential
 
     assert ev.tail_untested(2, 1.0, 250 * 250 * 8) is None          # the defaults: tested
     assert "not tested" in ev.tail_untested(2, 3.0, 250 * 250 * 8)
@@ -61,7 +61,7 @@ def test_sample_means_are_judged_only_where_the_sample_reaches_their_tail():
 
 
 def test_a_slope_is_fitted_on_the_sizes_inside_its_regime():
-    from derivations import regimes as rg
+    from attnge import regimes as rg
     params = Params(sizes=(100, 200, 400, 800), draws=4)
     rng = np.random.default_rng(0)
     values = [np.full(4, 10.0)] + [ell ** -0.5 * (1 + 0.01 * rng.standard_normal(4))

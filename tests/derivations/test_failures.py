@@ -2,13 +2,13 @@
 
 import sympy as sp
 
-from derivations import report, runner
-from derivations.cli import main
-from derivations.params import Params
-from derivations.steps import exponential, normalizer
-from theory import exponential as ex
-from theory import normalizer as nz
-from theory.symbols import beta
+from attnge import report, runner
+from attnge.cli import main
+from attnge.params import Params
+from attnge.steps import exponential, normalizer
+from attnge.theory import exponential as ex
+from attnge.theory import normalizer as nz
+from attnge.theory.symbols import beta
 
 SMALL = ["--sizes", "100,200,400", "--draws", "3"]
 

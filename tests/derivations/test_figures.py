@@ -7,11 +7,11 @@ import io
 import numpy as np
 import pytest
 
-from derivations import spectrum
-from derivations.cli import main
-from numerics import spectra
-from numerics.chain import MODEL_KEYS, chain_models
-from numerics.sampling import draw_rng, sample_scores
+from attnge import spectrum
+from attnge.cli import main
+from attnge.numerics import spectra
+from attnge.numerics.chain import MODEL_KEYS, chain_models
+from attnge.numerics.sampling import draw_rng, sample_scores
 
 pytest.importorskip("matplotlib")  # the plot extra; README's test command installs it
 

@@ -10,13 +10,13 @@ import numpy as np
 import pytest
 import sympy as sp
 
-import derivations.ledger_draws
-import numerics.law_draws
-import numerics.measure
-from derivations import ledger_draws
-from derivations import regimes as rg
-from derivations.params import Params
-from derivations.steps import (
+from attnge import numerics, theory  # noqa: F401 (the packages, for numerics.x.y)
+import attnge.numerics.law_draws
+import attnge.numerics.measure
+from attnge import ledger_draws
+from attnge import regimes as rg
+from attnge.params import Params
+from attnge.steps import (
     chain_m0_y,
     chain_y_yf,
     chain_yf_yq,
@@ -27,12 +27,12 @@ from derivations.steps import (
     not_marchenko_pastur,
     perron,
 )
-from numerics import limit_density
-from theory import exponential as ex
-from theory import limit_law as ll
-from theory import normalizer as nz
-from theory import outliers
-from theory.symbols import beta, ell
+from attnge.numerics import limit_density
+from attnge.theory import exponential as ex
+from attnge.theory import limit_law as ll
+from attnge.theory import normalizer as nz
+from attnge.theory import outliers
+from attnge.theory.symbols import beta, ell
 
 SMALL = Params(beta=1.0, y=2.0, sizes=(100, 200, 400), draws=2)
 MID = Params(beta=1.0, y=2.0, sizes=(200, 400, 800), draws=4)   # the gap y theta2^2 needs more
@@ -112,10 +112,10 @@ def test_theta1_three_percent_high_at_its_source(monkeypatch):
 
 
 def test_samples_drawn_at_one_percent_higher_beta(monkeypatch):
-    law, chain = derivations.ledger_draws.measure_law_draw, derivations.ledger_draws.measure_draw
-    monkeypatch.setattr(derivations.ledger_draws, "measure_law_draw",
+    law, chain = ledger_draws.measure_law_draw, ledger_draws.measure_draw
+    monkeypatch.setattr(ledger_draws, "measure_law_draw",
                         lambda ell, d, b, *a: law(ell, d, b * 1.01, *a))
-    monkeypatch.setattr(derivations.ledger_draws, "measure_draw",
+    monkeypatch.setattr(ledger_draws, "measure_draw",
                         lambda ell, d, b, *a: chain(ell, d, b * 1.01, *a))
     assert not sampled_passed(limit_law.check(SMALL))
     assert not sampled_passed(perron.check(SMALL))

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from derivations import cli, mha
+from attnge import cli, mha
 
 
 def run(capsys, *argv):
@@ -85,7 +85,7 @@ def test_multi_head_tables_give_both_laws_and_one_head_matches_the_single_head(c
 
 
 def test_a_report_folder_is_resumed_and_a_damaged_preset_redone(capsys, tmp_path, monkeypatch):
-    from derivations import mha as module
+    from attnge import mha as module
     small = {"bert-base": module.Preset(40, 64, 2, 2, 8, "none"),
              "falcon-7b": module.Preset(40, 64, 4, 1, 8, "mqa")}
     monkeypatch.setattr(module, "PRESETS", small)

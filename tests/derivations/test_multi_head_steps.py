@@ -4,12 +4,12 @@ gives the single head's numbers."""
 import numpy as np
 import pytest
 
-from derivations import heads_draws, ledger_draws
-from derivations import regimes as rg
-from derivations.params import Params
-from derivations.steps import limit_law, mha_output, multi_head_law
-from theory import multi_head as mh
-from theory import outliers
+from attnge import heads_draws, ledger_draws
+from attnge import regimes as rg
+from attnge.params import Params
+from attnge.steps import limit_law, mha_output, multi_head_law
+from attnge.theory import multi_head as mh
+from attnge.theory import outliers
 
 # y = 1: the fits read d_qk >= 32 (regimes.WIDTH_MIN), which n = 50, 100, 200 have at y = 1
 SMALL = Params(beta=1.0, y=1.0, sizes=(100, 200, 400), draws=12, heads=2)

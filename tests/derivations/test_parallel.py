@@ -10,14 +10,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from derivations import cli, parallel
+from attnge import cli, parallel
 
 ROOT = Path(__file__).resolve().parents[2]
 SWEEPS = '''
 import pickle, sys
-from derivations import heads_draws, ledger_draws, parallel
-from derivations import threshold_audit as th
-from derivations.params import Params
+from attnge import heads_draws, ledger_draws, parallel
+from attnge import threshold_audit as th
+from attnge.params import Params
 
 def main(out, workers):
     params = Params(sizes=(100, 150, 200), draws=2, seed=5)
@@ -114,7 +114,7 @@ def test_too_many_workers_or_too_much_memory_is_refused_before_any_worker_starts
     started = []
     import distributed
     monkeypatch.setattr(distributed, "LocalCluster", lambda *a, **k: started.append(1))
-    from numerics import measure
+    from attnge.numerics import measure
     one_draw = 8 * (measure.MATRICES_PER_DRAW * 1000**2 + 2 * 1000**2)
     monkeypatch.setattr(measure, "available_bytes", lambda: 3 * one_draw // 2)
     # one draw at ell = 1000 fits in that memory, two at once do not

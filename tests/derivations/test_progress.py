@@ -4,7 +4,7 @@ import io
 
 import pytest
 
-from derivations.progress import Progress
+from attnge.progress import Progress
 
 
 class Terminal(io.StringIO):
@@ -41,7 +41,7 @@ def test_a_bar_on_a_terminal():
 
 
 def test_the_cli_reports_each_step_and_quiet_silences_it(capsys):
-    from derivations import cli
+    from attnge import cli
 
     args = ["verify", "--steps", "normalizer", "--sizes", "100,200,400", "--draws", "1"]
     assert cli.main(args) == 0

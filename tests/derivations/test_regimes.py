@@ -3,10 +3,10 @@ samples are read; outside it a row is INCONCLUSIVE and names the sizes that woul
 
 import pytest
 
-from derivations import regimes as rg
-from derivations.params import Params
-from derivations.step import INCONCLUSIVE
-from derivations.steps import limit_law
+from attnge import regimes as rg
+from attnge.params import Params
+from attnge.step import INCONCLUSIVE
+from attnge.steps import limit_law
 
 DEFAULT_LAW_SIZES = (125, 250, 500, 1000, 2000)
 
@@ -55,7 +55,7 @@ def test_issue_27_limit_law_at_beta_1_5_is_inconclusive_not_failed():
 def test_issue_27_outliers_at_beta_1_5_are_inconclusive_not_failed():
     """At beta = 1.5 dozens of outliers interact and the mass is 10-25% short: the rank-one
     location lambda(a) and the Poisson count are outside their regime (they FAILed)."""
-    from derivations.steps import outliers
+    from attnge.steps import outliers
     tables = outliers.check(Params(beta=1.5, y=1.0, sizes=(200, 400, 800), draws=2))
     verdicts = [v for t in tables for v in t.verdicts]
     assert False not in verdicts and verdicts.count(INCONCLUSIVE) == 7     # 3 + 3 sizes, a rate
@@ -108,7 +108,7 @@ def test_the_edge_cut_is_a_tenth_of_the_smallest_size():
 def test_the_chain_means_wait_for_their_tails():
     """beta = 3, y = 1/4: the draws at ell = 1000 hold 0.003 of the 1000 scores beyond the
     point that carries E f(S)^2, and m_1(Y) fell 75% short of its exact mean (z = -4.7)."""
-    from derivations.steps import normalizer
+    from attnge.steps import normalizer
     assert normalizer.untested(2, Params()) == [None] * 4
     why = normalizer.untested(2, Params(beta=3.0, y=0.25))
     assert all("not tested" in w and "times the draws" in w for w in why)
@@ -136,10 +136,10 @@ def test_the_window_entry_makes_its_outlier_at_the_window_by_the_other_route(hea
     E n^(-2/3) above the edge."""
     import sympy as sp
 
-    from numerics import multi_head_law as mhl
-    from theory import exponential as ex
-    from theory import multi_head as mh
-    from theory import outliers as th
+    from attnge.numerics import multi_head_law as mhl
+    from attnge.theory import exponential as ex
+    from attnge.theory import multi_head as mh
+    from attnge.theory import outliers as th
     n, beta, y = 500, 1.0, 0.25
     a = rg.resolved_entry(beta, y, n, heads)
     assert a > rg.threshold(beta, y, heads)

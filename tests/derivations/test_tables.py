@@ -17,10 +17,10 @@ import re
 import mpmath as mp
 import pytest
 
-from derivations.cli import main
-from numerics.limit_density import density_moments
-from numerics.reference import chi2_integral, gaussian_integral, hermite_e
-from theory.outliers import edge_point
+from attnge.cli import main
+from attnge.numerics.limit_density import density_moments
+from attnge.numerics.reference import chi2_integral, gaussian_integral, hermite_e
+from attnge.theory.outliers import edge_point
 
 DIGITS = 15
 

@@ -6,8 +6,8 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from derivations import threshold_audit as audit
-from derivations.threshold_modes import MODES
+from attnge import threshold_audit as audit
+from attnge.threshold_modes import MODES
 
 SWEEP = audit.Sweep("order", grid=(0.5, 0.9), sizes=(60, 90, 120), draws=1)
 

@@ -4,11 +4,11 @@ import json
 
 import pytest
 
-from derivations import threshold_audit as audit
-from derivations import threshold_fit as fit
-from derivations import threshold_modes as modes
-from derivations.cli import main
-from numerics.stats import Rate
+from attnge import threshold_audit as audit
+from attnge import threshold_fit as fit
+from attnge import threshold_modes as modes
+from attnge.cli import main
+from attnge.numerics.stats import Rate
 
 SMALL = dict(grid=(0.6, 0.9, 1.1, 1.4), sizes=(100, 200, 400), draws=2)
 

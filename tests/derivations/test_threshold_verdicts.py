@@ -3,13 +3,13 @@ one-entry readings: a check that fails when the wrong reading is the prediction.
 
 import pytest
 
-from derivations import report
-from derivations import threshold_audit as audit
-from derivations import threshold_fit as fit
-from derivations import threshold_modes as modes
-from derivations.cli import main
-from derivations.step import INCONCLUSIVE, Table
-from numerics.stats import Rate
+from attnge import report
+from attnge import threshold_audit as audit
+from attnge import threshold_fit as fit
+from attnge import threshold_modes as modes
+from attnge.cli import main
+from attnge.step import INCONCLUSIVE, Table
+from attnge.numerics.stats import Rate
 
 GRID = (0.2, 0.4, 0.6, 0.8)
 

@@ -4,9 +4,9 @@ import json
 
 import pytest
 
-from derivations import truth
-from derivations.ledger import STEPS
-from derivations.steps import exponential
+from attnge import truth
+from attnge.ledger import STEPS
+from attnge.steps import exponential
 
 CHEAP = [exponential.STEP]
 

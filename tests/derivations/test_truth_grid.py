@@ -12,8 +12,8 @@ tests run it."""
 
 import pytest
 
-from derivations import truth
-from derivations.ledger import STEPS
+from attnge import truth
+from attnge.ledger import STEPS
 
 CELLS = [(0.5, 16.0), (1.0, 1 / 16), (3.0, 16.0)]
 SIZES, DRAWS, HEADS = (100, 200, 400), 2, 2

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from numerics.chain import (
+from attnge.numerics.chain import (
     CHAIN_STEPS,
     MODEL_KEYS,
     chain_diagonals,
@@ -13,8 +13,8 @@ from numerics.chain import (
     key_gram,
     psd_sqrt,
 )
-from numerics.sampling import ScoreDraw, draw_rng, normalizer, sample_scores
-from theory.linear_model import sigma_f, sigma_G
+from attnge.numerics.sampling import ScoreDraw, draw_rng, normalizer, sample_scores
+from attnge.theory.linear_model import sigma_f, sigma_G
 
 SEED = 20240611
 

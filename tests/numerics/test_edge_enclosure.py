@@ -8,14 +8,14 @@ import mpmath
 import pytest
 import sympy as sp
 
-from numerics import edge_bracket as eb
-from numerics import multi_head_law as mhl
-from numerics.limit_density import right_edge
-from theory import certificates as ce
-from theory import multi_head as mh
+from attnge.numerics import edge_bracket as eb
+from attnge.numerics import multi_head_law as mhl
+from attnge.numerics.limit_density import right_edge
+from attnge.theory import certificates as ce
+from attnge.theory import multi_head as mh
 
 flint = pytest.importorskip("flint")
-from numerics import edge_enclosure as ee  # noqa: E402
+from attnge.numerics import edge_enclosure as ee  # noqa: E402
 
 T = ce.THETA1
 LAWS = [  # kind, theta2 = beta^2, heads, gamma_k, gamma_v, gamma_o, sharing

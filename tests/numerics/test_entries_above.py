@@ -4,7 +4,7 @@ sampled scores at a small d_qk (where long queries and keys cluster them)."""
 import numpy as np
 import pytest
 
-from numerics import outliers
+from attnge.numerics import outliers
 
 
 def test_partners_per_entry_match_sampled_scores():

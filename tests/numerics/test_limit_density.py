@@ -9,8 +9,8 @@ import pytest
 import sympy as sp
 from mpmath import mp, mpf
 
-from numerics import limit_density as ld
-from theory.limit_law import from_beta, limit_moments
+from attnge.numerics import limit_density as ld
+from attnge.theory.limit_law import from_beta, limit_moments
 
 DPS = 30
 GRID_DPS = 12  # density moments on the grid: target 1e-12, checked to 10 digits

@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from numerics.measure import RANK_ONE, RANK_RTOL, measure_draw
+from attnge.numerics.measure import RANK_ONE, RANK_RTOL, measure_draw
 
 
 def test_rank_one_differences_have_nothing_beyond_s1_and_the_others_do():
@@ -23,8 +23,8 @@ def test_rank_one_differences_have_nothing_beyond_s1_and_the_others_do():
 
 
 def test_top_singular_value_by_power_iteration_or_lanczos(monkeypatch):
-    from numerics import law_draws
-    from numerics.sampling import attention, draw_rng, sample_scores
+    from attnge.numerics import law_draws
+    from attnge.numerics.sampling import attention, draw_rng, sample_scores
 
     A = attention(sample_scores(200, 200, draw_rng(0, "t", 200, 0)).S, 1.0)
     exact = np.linalg.svd(A, compute_uv=False)[0]
@@ -37,9 +37,9 @@ def test_the_engine_measures_what_the_models_of_chain_models_give():
     """measure_draw builds the models one at a time, roots before G, Grams overwritten in
     place; chain_models builds them all at once. Same draw, same numbers (1e-10), with the
     spectra here from NumPy's svd of each model and the norms from its dense difference."""
-    from numerics.chain import chain_models
-    from numerics.measure import DIFFERENCES, SPECTRA
-    from numerics.sampling import draw_rng, sample_scores
+    from attnge.numerics.chain import chain_models
+    from attnge.numerics.measure import DIFFERENCES, SPECTRA
+    from attnge.numerics.sampling import draw_rng, sample_scores
 
     ell, d_qk, beta = 150, 100, 1.0
     m = measure_draw(ell, d_qk, beta, seed=4, draw=2)
@@ -57,7 +57,7 @@ def test_the_engine_measures_what_the_models_of_chain_models_give():
 
 PEAK_SCRIPT = """
 import sys
-from numerics.measure import measure_draw
+from attnge.numerics.measure import measure_draw
 
 def status(field):
     with open("/proc/self/status") as fh:
@@ -80,7 +80,7 @@ def test_memory_guard_holds_the_real_peak_of_one_draw_within_25_percent(d_qk):
     the imports; glibc told to hand every freed array of 1 MB or more back at once, so that
     the peak is the arrays alive) against the guard's 8 (MATRICES_PER_DRAW ℓ² + 2ℓ d_qk)
     bytes. (ru_maxrss would not do: a child started from a large process inherits its peak.)"""
-    from numerics.measure import MATRICES_PER_DRAW
+    from attnge.numerics.measure import MATRICES_PER_DRAW
 
     ell = 1000
     env = {**os.environ, "MALLOC_MMAP_THRESHOLD_": str(2**20)}
@@ -95,9 +95,9 @@ def test_memory_guard_holds_the_real_peak_of_one_draw_within_25_percent(d_qk):
 def test_trace_moments_are_the_moments_of_the_spectra():
     """Traces of Gram powers against the spectrum: M0 that of measure_law_draw (same
     stream), Y^lin_f that of the same S with the next normal draws of the stream."""
-    from numerics import law_draws, spectra
-    from numerics.sampling import draw_rng, sample_scores
-    from theory.exponential import thetas
+    from attnge.numerics import law_draws, spectra
+    from attnge.numerics.sampling import draw_rng, sample_scores
+    from attnge.theory.exponential import thetas
 
     ell, d_qk, beta = 120, 80, 1.5
     got = law_draws.trace_moments(ell, d_qk, beta, seed=2, draw=3)

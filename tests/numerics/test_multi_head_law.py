@@ -4,11 +4,11 @@ import mpmath
 import pytest
 import sympy as sp
 
-from numerics import limit_density
-from numerics import multi_head_law as mhl
-from theory import limit_law as ll
-from theory import multi_head as mh
-from theory import outliers
+from attnge.numerics import limit_density
+from attnge.numerics import multi_head_law as mhl
+from attnge.theory import limit_law as ll
+from attnge.theory import multi_head as mh
+from attnge.theory import outliers
 
 T1, T2 = ll.from_beta(1)
 

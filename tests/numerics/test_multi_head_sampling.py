@@ -3,9 +3,9 @@
 import numpy as np
 import pytest
 
-from numerics import multi_head as nm
-from numerics.law_draws import measure_law_draw
-from theory.exponential import thetas
+from attnge.numerics import multi_head as nm
+from attnge.numerics.law_draws import measure_law_draw
+from attnge.theory.exponential import thetas
 
 
 def test_one_head_draws_what_the_single_head_law_draw_draws():
@@ -17,7 +17,7 @@ def test_one_head_draws_what_the_single_head_law_draw_draws():
 
 def test_perron_value_of_several_heads_from_the_identity():
     """s₁(A)² = λ_max(hP + A⊥A⊥ᵀ) against the top singular value of [A_1, A_2] itself."""
-    from numerics.sampling import attention, draw_rng, sample_scores
+    from attnge.numerics.sampling import attention, draw_rng, sample_scores
     d = nm.measure_heads_draw(80, 40, 1.0, 0, 0, heads=2)
     rng = draw_rng(0, "law", 80, 0)
     A = np.hstack([attention(sample_scores(80, 40, rng).S, 1.0) for _ in range(2)])

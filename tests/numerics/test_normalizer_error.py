@@ -6,9 +6,9 @@ import math
 import numpy as np
 import pytest
 
-from numerics.chain import score_models
-from numerics.normalizer_error import frobenius_squared, local_slope
-from numerics.sampling import sample_scores
+from attnge.numerics.chain import score_models
+from attnge.numerics.normalizer_error import frobenius_squared, local_slope
+from attnge.numerics.sampling import sample_scores
 
 
 @pytest.mark.parametrize("beta, y", [(0.5, 1.0), (1.0, 4.0), (1.0, 16.0)])

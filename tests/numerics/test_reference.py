@@ -3,7 +3,7 @@
 import mpmath as mp
 import sympy as sp
 
-from numerics.reference import chi2_integral, gaussian_integral, hermite_e
+from attnge.numerics.reference import chi2_integral, gaussian_integral, hermite_e
 
 
 def test_hermite_e_against_sympy():

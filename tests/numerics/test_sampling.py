@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from numerics.sampling import (
+from attnge.numerics.sampling import (
     attention,
     bartlett_rows,
     draw_rng,

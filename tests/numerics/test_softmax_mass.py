@@ -5,9 +5,9 @@ import math
 import numpy as np
 import pytest
 
-from numerics.softmax_mass import (chi2_nodes, expected_mass_difference, row_mass,
+from attnge.numerics.softmax_mass import (chi2_nodes, expected_mass_difference, row_mass,
                                    row_mass_reference)
-from theory import threshold as th
+from attnge.theory import threshold as th
 
 
 def test_row_mass_against_mpmath_quadrature():
@@ -71,7 +71,7 @@ def test_chi2_nodes_integrate_the_moments_of_chi2_over_d(d):
 
 def test_mass_difference_at_finite_d_against_sampled_attention():
     # an independent route at small d_qk: m1 = sum_ij A_ij^2 - 1 of sampled attention matrices
-    from numerics.sampling import attention, draw_rng, sample_scores
+    from attnge.numerics.sampling import attention, draw_rng, sample_scores
     beta, ell, d = 1.5, 100, 8
     values = []
     for draw in range(300):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from numerics.spectra import (
+from attnge.numerics.spectra import (
     bulk,
     frobenius_normalised,
     kolmogorov_distance,
@@ -151,7 +151,7 @@ def test_bad_counts_and_spectra():
 def test_row_gram_by_blocks_is_the_gram_matrix(monkeypatch):
     """Above SYRK_MAX entries the Gram matrix comes from row blocks (OpenBLAS's syrk
     crashes on large operands); the blocks give the same matrix."""
-    from numerics import spectra
+    from attnge.numerics import spectra
 
     A = np.random.default_rng(3).standard_normal((37, 23))
     whole = spectra.row_gram(A)

@@ -6,8 +6,8 @@ import math
 import numpy as np
 import pytest
 
-from numerics import spike_norm as sn
-from theory.linear_model import sigma_G
+from attnge.numerics import spike_norm as sn
+from attnge.theory.linear_model import sigma_G
 
 GRID = [(b, y) for b in (0.25, 0.5, 1.0, 2.0, 3.0) for y in (1 / 16, 0.25, 1.0, 4.0, 16.0, 32.0)]
 

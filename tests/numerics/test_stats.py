@@ -5,8 +5,8 @@ import math
 import numpy as np
 import pytest
 
-from numerics import stats
-from numerics.stats import fit_rate, jackknife_variance, pool, row_statistics, two_way_mean
+from attnge.numerics import stats
+from attnge.numerics.stats import fit_rate, jackknife_variance, pool, row_statistics, two_way_mean
 
 
 def _two_way(rng, n, sa=1.0, sb=0.5, se=3.0):
@@ -114,7 +114,7 @@ def test_key_sum_variance_is_calibrated_for_a_function_of_two_keys():
 
 
 def test_poisson_z_is_exact_at_small_means_and_normal_at_large():
-    from numerics.stats import poisson_z
+    from attnge.numerics.stats import poisson_z
     assert poisson_z(1, 0.0024) == pytest.approx(2.82, abs=0.01)     # normal: z = 20
     assert poisson_z(0, 0.5) == 0.0 and poisson_z(3, 0.0) == float("inf")
     assert poisson_z(1100, 1000.0) == pytest.approx(100 / 1000**0.5, rel=0.05)

@@ -2,8 +2,8 @@
 
 import pytest
 
-from numerics.threshold import measure_order
-from theory.threshold import ORDER_MODELS
+from attnge.numerics.threshold import measure_order
+from attnge.theory.threshold import ORDER_MODELS
 
 
 def test_order_draw_is_reproducible_and_within_the_hoffman_wielandt_bound():
@@ -25,7 +25,7 @@ def test_truncations_leave_less_out_than_the_linear_model():
 def test_shapes_ignore_the_scale():
     import numpy as np
 
-    from numerics.threshold import shape_distances
+    from attnge.numerics.threshold import shape_distances
     rng = np.random.default_rng(2)
     a, b = rng.exponential(size=300), rng.exponential(size=300)
     same, scaled = shape_distances(a, b), shape_distances(0.5 * a, b)
@@ -47,8 +47,8 @@ def test_mass_difference_variance_matches_the_spread_of_draws(c):
 
     import numpy as np
 
-    from numerics.softmax_mass import expected_mass_difference
-    from numerics.threshold import measure_temperature, temperature_beta
+    from attnge.numerics.softmax_mass import expected_mass_difference
+    from attnge.numerics.threshold import measure_temperature, temperature_beta
     ell = 120
     draws = [measure_temperature(c, ell, 1.0, seed=4, draw=k) for k in range(40)]
     values = np.array([r["m1"] for r in draws])
@@ -62,7 +62,7 @@ def test_mass_difference_variance_matches_the_spread_of_draws(c):
 def test_one_entry_terms_are_the_single_entry_sums():
     import numpy as np
 
-    from numerics.threshold import one_entry_terms
+    from attnge.numerics.threshold import one_entry_terms
     m0 = np.random.default_rng(3).standard_normal((7, 7))
     out = one_entry_terms(m0, 1.5)
     for order in (3, 4):

@@ -9,8 +9,8 @@ import sympy as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from theory import certificates as ce
-from theory import limit_law as ll
+from attnge.theory import certificates as ce
+from attnge.theory import limit_law as ll
 
 rationals = st.fractions(min_value=0, max_value=40, max_denominator=50)
 
@@ -79,7 +79,7 @@ def test_positive_needs_every_coefficient():
 
 
 def test_ratio_bound_is_below_the_ratio_and_grows_to_the_edge():
-    from numerics.limit_density import right_edge
+    from attnge.numerics.limit_density import right_edge
 
     t1 = ce.theta1_bounds(1, 40)
     cell = {"kind": "attention", "theta2": "1", "heads": "1", "gamma_k": "1"}

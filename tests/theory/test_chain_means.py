@@ -4,9 +4,9 @@ import mpmath as mp
 import pytest
 import sympy as sp
 
-from numerics.reference import chi2_integral
-from theory import chain_means
-from theory.symbols import beta, d_qk, ell
+from attnge.numerics.reference import chi2_integral
+from attnge.theory import chain_means
+from attnge.theory.symbols import beta, d_qk, ell
 
 DPS = 25
 

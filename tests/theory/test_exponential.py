@@ -4,9 +4,9 @@ import mpmath as mp
 import pytest
 import sympy as sp
 
-from numerics.reference import gaussian_integral
-from theory import exponential as ex
-from theory.symbols import beta, d_qk
+from attnge.numerics.reference import gaussian_integral
+from attnge.theory import exponential as ex
+from attnge.theory.symbols import beta, d_qk
 
 
 def test_hermite_coefficients_are_beta_power_over_factorial():

@@ -3,7 +3,7 @@
 import pytest
 import sympy as sp
 
-from theory import limit_law as ll
+from attnge.theory import limit_law as ll
 
 beta, y = sp.symbols("beta y", positive=True)
 t1, t2 = sp.symbols("theta1 theta2", positive=True)

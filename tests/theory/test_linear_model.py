@@ -17,8 +17,8 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from theory import linear_model as lm
-from theory.linear_model import BETA, RHO_JJ, RHO_JK, RHO_KK
+from attnge.theory import linear_model as lm
+from attnge.theory.linear_model import BETA, RHO_JJ, RHO_JK, RHO_KK
 
 DPS = 30
 
@@ -64,7 +64,7 @@ def test_hadamard_coefficient_closed_form(k):
 
 def test_sigma_G_reads_theta_from_its_single_source():
     """Σ_G's θ₁, θ₂ are theory.exponential's, and Σ_f's own derivation (2-D MGF) agrees."""
-    from theory import exponential as ex
+    from attnge.theory import exponential as ex
     assert sp.simplify(lm.sigma_G_expr(True).subs(RHO_JJ, 1) - ex.theta1()) == 0
     assert sp.simplify(lm.sigma_G_expr(False) / RHO_JK - ex.theta2()) == 0
     assert sp.simplify(lm.hadamard_coefficient(1).subs({RHO_JJ: 1, RHO_KK: 1}) - ex.theta2()) == 0

@@ -3,8 +3,8 @@
 import pytest
 import sympy as sp
 
-from theory import limit_law as ll
-from theory import multi_head as mh
+from attnge.theory import limit_law as ll
+from attnge.theory import multi_head as mh
 
 T1, T2, H, GK, GV, GO = sp.symbols("theta1 theta2 h gamma_K gamma_V gamma_O", positive=True)
 

@@ -4,10 +4,10 @@ import mpmath as mp
 import pytest
 import sympy as sp
 
-from numerics.reference import chi2_integral
-from theory import normalizer as nz
-from theory.exponential import theta1
-from theory.symbols import beta, d_qk, eps, ell
+from attnge.numerics.reference import chi2_integral
+from attnge.theory import normalizer as nz
+from attnge.theory.exponential import theta1
+from attnge.theory.symbols import beta, d_qk, eps, ell
 
 
 def test_mean_and_variance_closed_forms():

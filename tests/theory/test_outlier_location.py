@@ -7,9 +7,9 @@ linear Gaussian model with the entry planted at the crossing of a long row and c
 import numpy as np
 import pytest
 
-from numerics import spectra
-from theory import exponential as ex
-from theory import outliers as th
+from attnge.numerics import spectra
+from attnge.theory import exponential as ex
+from attnge.theory import outliers as th
 
 
 @pytest.mark.parametrize("beta, y", [(0.5, 0.25), (1.0, 1.0), (1.0, 4.0), (1.5, 16.0)])

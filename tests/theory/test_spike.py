@@ -2,10 +2,10 @@
 
 import sympy as sp
 
-from theory import exponential as ex
-from theory import limit_law as ll
-from theory import spike
-from theory.symbols import beta, y
+from attnge.theory import exponential as ex
+from attnge.theory import limit_law as ll
+from attnge.theory import spike
+from attnge.theory.symbols import beta, y
 
 
 def test_strength_is_y_beta4_over_2():

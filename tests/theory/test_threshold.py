@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from theory import threshold as th
+from attnge.theory import threshold as th
 
 
 def test_temperature_thresholds_exact():
@@ -71,8 +71,8 @@ def test_spread_exponent_follows_the_largest_entry_beyond_one():
 
 
 def test_normalizer_spread_is_the_root_of_the_exact_mean_square():
-    from theory import normalizer
-    from theory.symbols import beta, d_qk, ell
+    from attnge.theory import normalizer
+    from attnge.theory.symbols import beta, d_qk, ell
     exact = ((ell - 1) / ell * normalizer.sample_variance_mean()).subs(
         {beta: sp.Rational(1, 2), d_qk: 40, ell: 50})
     assert th.normalizer_spread(0.5, 40, 50) == pytest.approx(float(sp.sqrt(exact)), rel=1e-12)
@@ -81,7 +81,7 @@ def test_normalizer_spread_is_the_root_of_the_exact_mean_square():
 
 def test_normalizer_spread_against_sampled_normalizers():
     # an independent route: np.std(D) over rows of sampled score matrices
-    from numerics.sampling import draw_rng, normalizer, sample_scores
+    from attnge.numerics.sampling import draw_rng, normalizer, sample_scores
     b, ell, d = 0.8, 200, 100
     squares = []
     for draw in range(40):
