@@ -6,7 +6,7 @@ those of ν∞, the law every model of the chain shares in the limit. Clipping m
 the models with entries f(S), whose rare large entries make outliers: at the defaults it
 takes the detectable error of their m₄ from about 230% to about 20%. For the models built
 from the softmax's scores, the clip and the sizes of the fit follow the limit law's regimes
-(``derivations.steps.limit_law.regimes``): the predicted outliers and the exact mass.
+(``attnge.fits.regimes``): the predicted outliers and the exact mass.
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from attnge import evidence as ev
 from attnge import regimes as rg
 from attnge.params import Params
 from attnge.step import Table
-from attnge.steps.limit_law import BULK_POWERS, CLIP_TOP, K, limit_values, regimes
-from attnge.steps.normalizer import evaluate, untested
+from attnge.exact_means import evaluate, untested
+from attnge.fits import BULK_POWERS, CLIP_TOP, K, limit_values, regimes
 from attnge.numerics.spectra import clipped_moments
 from attnge.theory import chain_means
 

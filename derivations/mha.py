@@ -252,7 +252,7 @@ def to_csv(result: Result, top: float, curve: tuple[np.ndarray, np.ndarray]) -> 
 def plot(result: Result, path, name: str | None = None) -> str:
     """Histograms of both spectra with the output law's density (as in Figure 1); the CSV of
     the figure's numbers is returned."""
-    from attnge.figures import pyplot, save
+    from attnge.output.figures import pyplot, save
 
     top = max(float(np.max(result.spectra["softmax"])), float(np.max(result.spectra["gaussian"])),
               result.edge) * 1.05

@@ -2,33 +2,13 @@
 
 from __future__ import annotations
 
-import platform
-import sys
 import time
 from dataclasses import dataclass, field
 
-import mpmath
-import numpy
-import sympy
-
-from attnge import __version__
-from attnge.params import Params
+from attnge import ledger
+from attnge.params import DEFAULT_SIZES, Params
+from attnge.provenance import provenance
 from attnge.step import Step, Table, tex
-
-
-def provenance(parameters: dict, wall_s: float, **extra) -> dict:
-    """Version, environment, parameters, wall time and date of a run."""
-    return {
-        "attnge": __version__,
-        "python": sys.version.split()[0],
-        "numpy": numpy.__version__, "sympy": sympy.__version__,
-        "mpmath": mpmath.__version__,
-        "platform": platform.platform(),
-        "parameters": parameters,
-        **extra,
-        "wall_s": round(wall_s, 3),
-        "date": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-    }
 
 
 @dataclass
@@ -85,3 +65,40 @@ def run(steps: list[Step], params: Params, progress=None) -> Run:
         progress(len(steps), len(steps), "")
     out.wall_s = time.perf_counter() - start
     return out
+
+
+def verify(steps: str | list[str] | None = None, *, beta: object = 1.0, y: object = 1.0,
+           sizes: object = None, draws: int = 8, seed: int = 0, remove_top: int = 3,
+           heads: int = 2, progress=None) -> Run:
+    """Run proof steps of the ledger at the given parameters and return their evidence.
+
+    Parameters
+    ----------
+    steps : str or list of str, optional
+        Step ids (``attnge.ledger.STEPS``; a comma-separated string or a list); all by
+        default, in ledger order.
+    beta, y : number
+        Inverse temperature 0 < β ≤ 6 and ratio y = ℓ/d_qk.
+    sizes : sequence of int, optional
+        Increasing token counts ℓ, at least three (default ``params.DEFAULT_SIZES``).
+    draws, seed, remove_top, heads : int
+        Draws per size, the seed, the top values left out of the bulk, the heads of the
+        multi-head steps.
+    progress : callable, optional
+        ``progress(i, n, step_id)`` before each step.
+
+    Returns
+    -------
+    Run
+        ``run.passed``; ``run.results``, one ``StepResult`` per step with its tables.
+
+    Notes
+    -----
+    Draws run in this process; inside ``attnge.parallel.cluster(workers, scheduler)`` they
+    run on a Dask cluster, with the same numbers.
+    """
+    ids = ",".join(steps) if isinstance(steps, (list, tuple)) else steps
+    chosen = ledger.select(ids)
+    params = Params(beta=beta, y=y, sizes=DEFAULT_SIZES if sizes is None else tuple(sizes),
+                    draws=draws, seed=seed, remove_top=remove_top, heads=heads)
+    return run(chosen, params, progress)

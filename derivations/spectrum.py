@@ -117,7 +117,7 @@ def to_csv(data: FigureData) -> str:
 
 def plot(data: FigureData, path: str) -> None:
     """The figure as PNG (matplotlib, the ``plot`` extra), written atomically."""
-    from attnge.figures import pyplot, save
+    from attnge.output.figures import pyplot, save
 
     plt = pyplot()
     fig, axes = plt.subplots(2, 4, figsize=(16, 7.5))

@@ -16,6 +16,7 @@ import mpmath as mp
 import sympy as sp
 
 from attnge.params import Params
+from attnge.theory import printing
 
 Cell = str | int | float | bool | None
 INCONCLUSIVE = "INCONCLUSIVE"
@@ -84,8 +85,9 @@ class Step:
 
 
 def tex(expr: sp.Expr | str) -> str:
-    """LaTeX of a SymPy object (strings pass through)."""
-    return expr if isinstance(expr, str) else sp.latex(expr)
+    """LaTeX of a SymPy object, powers of e in descending order (``theory.printing``);
+    strings pass through."""
+    return expr if isinstance(expr, str) else printing.latex(expr)
 
 
 def digits_agree(measured: mp.mpf, exact: mp.mpf) -> float:

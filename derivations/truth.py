@@ -24,9 +24,9 @@ from pathlib import Path
 
 from attnge.ledger import STEPS
 from attnge.params import DEFAULT_SIZES, Params, parse_sizes
-from attnge.report import write_atomic
+from attnge.output.files import write_atomic
 from attnge.step import INCONCLUSIVE, Step
-from attnge.tables import parse_list
+from attnge.coefficient_tables import parse_list
 from attnge.theory import inputs
 
 STORE = "truth.jsonl"

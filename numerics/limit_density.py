@@ -211,7 +211,7 @@ def _roots(coeffs: list) -> list[mpmath.mpc]:
     if start is not None:
         polished = _polish(coeffs, start)
         if all(settled for _, settled in polished) and _apart([r for r, _ in polished]):
-            return [r for r, _ in polished]
+            return _real_where_real(coeffs, [r for r, _ in polished])
         tries.insert(0, (start, *_TRIES[0]))
     for init, steps, extra in tries:
         try:
@@ -282,6 +282,15 @@ def _polish(coeffs: list, start: list) -> list[tuple[mpmath.mpc, bool]]:
                 break
         out.append((r, settled))
     return out
+
+
+def _real_where_real(coeffs: list, roots: list) -> list[mpmath.mpc]:
+    """For real coefficients, a root whose imaginary part is below 2^(10 - prec) of its
+    size is real (its conjugate is itself), as ``polyroots``' cleanup makes it."""
+    if any(mp.im(c) != 0 for c in coeffs):
+        return roots
+    tiny = mp.mpf(2) ** (10 - mp.prec)
+    return [mp.mpc(mp.re(r)) if abs(mp.im(r)) <= tiny * abs(r) else r for r in roots]
 
 
 def _apart(roots: list) -> bool:

@@ -42,6 +42,7 @@ from sympy import Expr
 
 from attnge.theory import limit_law as ll
 from attnge.theory import multi_head as mh
+from attnge.theory import symbols as sy
 
 KINDS = ("attention", "values", "output", "marchenko-pastur")
 SHARING = mh.SHARING
@@ -50,23 +51,14 @@ __all__ = ["KINDS", "SHARING", "Description", "describe", "exact"]
 
 
 def exact(value: object, name: str, *, positive: bool = True) -> Expr:
-    """A real number as an exact SymPy number: ints, fractions, ratio strings ("1/4") and
-    SymPy numbers as they are, floats by their decimal digits; ``ValueError`` naming ``name``
-    for anything else (and for one that is not positive, or negative where ``positive`` is
-    False)."""
-    if isinstance(value, bool):
-        raise ValueError(f"{name} must be a real number (got {value!r})")
-    try:
-        if isinstance(value, (float, str)) and not isinstance(value, sympy.Basic):
-            text = str(value).strip()
-            out = sympy.Rational(Fraction(text)) if "/" in text else sympy.Rational(text)
-        else:
-            out = sympy.sympify(value, strict=True)
-    except (sympy.SympifyError, TypeError, ValueError, ZeroDivisionError):
-        raise ValueError(f"{name} must be a real number (got {value!r})") from None
-    if not (out.is_number and out.is_extended_real and out.is_finite):
-        raise ValueError(f"{name} must be a finite real number (got {value!r})")
-    if out.is_negative or (positive and out.is_zero):
+    """A real number as an exact SymPy number (``theory.symbols.exact``: ratio strings such
+    as "1/4" and SymPy numbers as they are, floats by their decimal digits; fractions
+    exactly), ``ValueError`` naming ``name`` unless it is positive (non-negative where
+    ``positive`` is False)."""
+    if isinstance(value, Fraction):
+        value = sympy.Rational(value.numerator, value.denominator)
+    out = sy.exact(value, name)
+    if not out.is_number or out.is_negative or (positive and out.is_zero):
         raise ValueError(f"{name} must be {'positive' if positive else 'non-negative'} "
                          f"(got {value!r})")
     return out
@@ -165,7 +157,7 @@ def describe(beta: object = None, y: object = None, *, theta1: object = None,
     Parameters
     ----------
     beta : number, optional
-        Inverse temperature, β > 0: :math:`\theta_1 = e^{\beta^2} - 1`,
+        Inverse temperature, 0 < β ≤ 6 (as everywhere in attnge): :math:`\theta_1 = e^{\beta^2} - 1`,
         :math:`\theta_2 = \beta^2`. Give either ``beta`` or both ``theta1`` and ``theta2``.
     y : number, optional
         Ratio y > 0: one head's ℓ/d_qk; h heads have :math:`\gamma_K = h/y`. Give either
@@ -199,7 +191,7 @@ def describe(beta: object = None, y: object = None, *, theta1: object = None,
     if beta is not None:
         if theta1 is not None or theta2 is not None:
             raise ValueError("beta: give either beta or theta1 and theta2, not both")
-        b = exact(beta, "beta")
+        b = sy.positive_beta(beta)
         t1, t2 = ll.from_beta(b)
     elif theta1 is None or theta2 is None:
         raise ValueError("beta: give beta, or both theta1 and theta2")

@@ -22,6 +22,8 @@ ell = sp.Symbol("ell", positive=True)
 d_qk = sp.Symbol("d_qk", positive=True)
 y = sp.Symbol("y", positive=True)
 eps = sp.Symbol("epsilon", positive=True)
+THETA1, THETA2 = sp.symbols("theta1 theta2", positive=True)
+H, GAMMA_K = sp.symbols("h gamma_K", positive=True)
 
 
 def exact(value: Real | str | sp.Expr, name: str) -> sp.Expr:

@@ -14,7 +14,7 @@ from attnge import evidence as ev
 from attnge import ledger_draws
 from attnge.params import Params
 from attnge.step import Step, Table
-from attnge.steps import normalizer as normalizer_step
+from attnge.exact_means import norm_rows
 from attnge.theory import normalizer as nz
 from attnge.theory.symbols import ell
 
@@ -35,22 +35,6 @@ def latex() -> str:
 def derive(params: Params) -> dict[str, sp.Expr | str]:
     return {"Y - Y^f": r"-(D - \mathbb{1})\,u^\top \text{ (rank one)}",
             "E ||D - 1||^2": norm_squared()}
-
-
-def norm_rows(table: Table, sw: ev.Sweep, params: Params, label: str, statistic: str,
-              formula: sp.Expr, degree: int) -> None:
-    """z-tests of a per-draw squared norm against its exact mean, where the tails allow
-    (``normalizer.untested``)."""
-    values = ev.per_size(sw, lambda m: m.statistics[statistic][0])
-    tested = []
-    for k, (L, why) in enumerate(zip(params.sizes, normalizer_step.untested(degree, params))):
-        if why is None:
-            tested.append(k)
-        else:
-            table.add([label, L, ev.pm(*ev.mean_se(values[k])), "", why, ""])
-    ev.z_rows(table, label, [params.sizes[k] for k in tested], [values[k] for k in tested],
-              [float(normalizer_step.evaluate(formula, params.beta, params.sizes[k],
-                                         params.d_qk(params.sizes[k]))) for k in tested])
 
 
 def check(params: Params) -> list[Table]:

@@ -15,7 +15,7 @@ from attnge import evidence as ev
 from attnge import ledger_draws
 from attnge.params import Params
 from attnge.step import Step, Table, digits_agree, digits_text
-from attnge.steps.chain_y_yf import norm_rows
+from attnge.exact_means import norm_rows
 from attnge.numerics.reference import gaussian_integral
 from attnge.theory import linear_model as lm
 from attnge.theory import normalizer as nz

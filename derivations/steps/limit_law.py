@@ -10,7 +10,6 @@ mean at each ℓ, and m₁..m₄ and the bulk edge fitted to ℓ → ∞ against
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import lru_cache
 
 import mpmath as mp
@@ -19,34 +18,22 @@ import sympy as sp
 
 from attnge import evidence as ev
 from attnge import ledger_draws
-from attnge import regimes as rg
+from attnge.fits import (BULK_POWERS, CLIP_TOP, EDGE_POWERS, EDGE_SLOPE, FULL_POWERS, K,
+                         MOMENT_SLOPE, Regimes, _at_most, exact_m1, limit_values,
+                         moments_symbolic, powers_text, rates_table, regimes)
 from attnge.params import Params
 from attnge.step import Step, Table, digits_agree, digits_text
 from attnge.numerics import limit_density
-from attnge.numerics.softmax_mass import expected_mass
 from attnge.theory import exponential as ex
 from attnge.theory import limit_law as ll
 from attnge.theory import outliers
-from attnge.theory.symbols import beta, positive_beta, y
+from attnge.theory.symbols import positive_beta
 
 ID = "limit-law"
-K = 4
 EDGE_DPS = 30
 MIN_EDGE_DIGITS = 12
 MIN_DENSITY_DIGITS = 10
 DENSITY_NODES = 96      # Gauss–Legendre nodes per support interval (32 give 7 digits at y = 2)
-FULL_POWERS = (1.0, 2.0)        # m_q of the whole spectrum: m∞ + b/ℓ + c/ℓ²
-CLIP_TOP = 2                    # the bulk: the top 2 of the spectrum clipped to the third
-BULK_POWERS = (1.0, 5 / 3)      # clipping leaves (edge − λ_k) ~ ℓ^{-2/3} per value over ℓ
-EDGE_POWERS = (2 / 3, 4 / 3)    # λ_{r+1}: the Tracy–Widom scale ℓ^{-2/3} and its square
-MOMENT_SLOPE = -0.5             # slope rows: |m_q − m_q(ν)| decays at least this fast
-EDGE_SLOPE = -2 / 3
-
-
-def moments_symbolic(order: int = K) -> list[sp.Expr]:
-    """m_1..m_order of ν∞ in β and y."""
-    t1, t2 = ll.from_beta(beta)
-    return ll.limit_moments(order, t1, t2, y)
 
 
 def latex() -> str:
@@ -60,13 +47,6 @@ def derive(params: Params) -> dict[str, sp.Expr | str]:
     out: dict[str, sp.Expr | str] = {f"m_{q + 1}": m for q, m in enumerate(moments_symbolic())}
     out["right edge"] = r"z(m^*),\ z'(m^*) = 0,\ z(m) = -1/m + \int t/(1 + tm)\,d\rho(t)"
     return out
-
-
-def limit_values(params: Params) -> tuple[np.ndarray, float]:
-    """(m_1..m_K, right edge) of ν∞ at the run's β and y, as floats."""
-    at = {beta: positive_beta(params.beta), y: sp.Rational(str(params.y))}
-    moments = np.array([float(m.subs(at)) for m in moments_symbolic()])
-    return moments, float(outliers.edge_point(params.beta, params.y)[1])
 
 
 @lru_cache(maxsize=4)
@@ -109,54 +89,6 @@ def routes_table(params: Params) -> Table:
     return table
 
 
-def exact_m1(params: Params, ell: int) -> float:
-    """E m₁(√ℓA⊥) at ℓ and d_qk, exactly (the mass a softmax row keeps, a Laplace integral)."""
-    return expected_mass(params.beta, ell, params.d_qk(ell))
-
-
-@dataclass(frozen=True)
-class Regimes:
-    """The regimes of the law's rows at the run's β, y and sizes (``derivations.regimes``):
-    the full spectrum's, the bulk's with its cut (values clipped) and the bulk edge's with
-    its cut (λ_(cut+1))."""
-
-    full: rg.Regime
-    bulk: rg.Regime
-    clip: int
-    edge: rg.Regime
-    edge_cut: int
-
-    @property
-    def every(self) -> rg.Regime:
-        """The sizes inside all three (what a rate row over every size needs)."""
-        return rg.both(self.full, self.bulk, self.edge)
-
-
-def regimes(params: Params, sizes, heads: int = 1) -> Regimes:
-    """The outliers are an O(1/ℓ) term of the moments where ``rg.full`` admits a fit: there a
-    fixed clip (``CLIP_TOP``) gives the same limit and keeps the most of the bulk; elsewhere
-    the predicted outliers are clipped (``rg.bulk``). The bulk edge λ_(r+1) needs every
-    outlier above it: its r is the prediction's (at least ``remove_top``) everywhere. Both
-    read the bulk only where few outliers are still inside the edge's window
-    (``rg.resolved``): as they leave it, neither a clip nor a cut keeps its form.
-    ``heads``: h heads of ``sizes`` tokens each (the multi-head law's draws)."""
-    b, yy = params.beta, params.y
-    mass = rg.both(rg.mass(b, yy, sizes), rg.width(b, yy, sizes))
-    full = rg.full(b, yy, sizes, heads)
-    edge, edge_cut = rg.bulk(b, yy, sizes, params.remove_top, heads, rg.EDGE_SHARE)
-    bulk, clip = (full, CLIP_TOP) if full.first() is not None else rg.bulk(b, yy, sizes,
-                                                                          CLIP_TOP, heads)
-    resolved = rg.resolved(b, yy, sizes, heads)
-    return Regimes(rg.both(mass, full), rg.both(mass, bulk, resolved), clip,
-                   rg.both(mass, edge, resolved), edge_cut)
-
-
-def _at_most(cut: int, draw) -> int:
-    """``cut``, or the last index of a spectrum it exceeds (only at sizes outside the regime,
-    which no fit reads)."""
-    return min(cut, draw.eigs.size - 1)
-
-
 def values_table(params: Params, law: dict, nu: np.ndarray, edge: float,
                  reg: Regimes) -> Table:
     sizes = sorted(law)
@@ -178,32 +110,6 @@ def values_table(params: Params, law: dict, nu: np.ndarray, edge: float,
                  per(lambda d: d.eigs[_at_most(reg.edge_cut, d)]), edge, EDGE_POWERS,
                  regime=reg.edge)
     return table
-
-
-def rates_table(params: Params, law: dict, nu: np.ndarray, edge: float, shown: str,
-                law_name: str, label: str, size_name: str, regime: rg.Regime | None = None,
-                edge_cut: int | None = None) -> Table:
-    """|m_q − m_q(ν)| (full spectrum and bulk) and the bulk edge's gap against the size, each
-    with its fitted slope judged against a bound (the law draws ``law``, size → draws)."""
-    sizes = sorted(law)
-    rates = ev.rate_table(f"Convergence of {shown} to {law_name}: |m_q - m_q(nu)| per draw, and "
-                          f"the bulk edge (bound: slope {MOMENT_SLOPE:g} for moments, "
-                          f"{EDGE_SLOPE:.3g} for the edge)", params, sizes=sizes,
-                          size_name=size_name)
-    top = params.remove_top
-    for r in sorted({0, top}):
-        where = "full" if r == 0 else f"bulk (top {r} removed)"
-        for q in range(1, K + 1):
-            ev.rate_row(rates, f"|m_{q}({label}) - m_{q}(nu)|, {where}", params,
-                        [np.array([abs(d.moments(K, r)[q - 1] - nu[q - 1]) for d in law[ell]])
-                         for ell in sizes], MOMENT_SLOPE, "at most", 0.1, sizes=sizes,
-                        regime=regime)
-    r = top if edge_cut is None else edge_cut
-    ev.rate_row(rates, f"|lambda_{r + 1}({label}) - E| (bulk edge)", params,
-                [np.array([abs(d.eigs[min(r, d.eigs.size - 1)] - edge) for d in law[ell]])
-                 for ell in sizes],
-                EDGE_SLOPE, "at most", 0.2, sizes=sizes, regime=regime)
-    return rates
 
 
 def check(params: Params) -> list[Table]:
@@ -231,11 +137,6 @@ def check(params: Params) -> list[Table]:
                     f"Marchenko-Pastur surrogate by up to "
                     f"{np.max(np.abs(full / np.array(mp_moments) - 1)):.0%}.")
     return [routes_table(params), values, rates, summary]
-
-
-def powers_text(p: tuple[float, ...], size: str = "ell") -> str:
-    """The finite-size terms of a fit as text: 'ell^-1, ell^-2'."""
-    return ", ".join(f"{size}^-{v:.3g}" for v in p)
 
 
 STEP = Step(

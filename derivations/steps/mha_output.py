@@ -20,13 +20,13 @@ from attnge import heads_draws
 from attnge import regimes as rg
 from attnge.params import Params
 from attnge.step import Step, Table, digits_agree, digits_text
-from attnge.steps.limit_law import FULL_POWERS, exact_m1, powers_text
-from attnge.steps.multi_head_law import GAMMA_K, THETA1, THETA2, H, laws
+from attnge.fits import FULL_POWERS, exact_m1, laws, powers_text
 from attnge.numerics import multi_head_law as mhl
 from attnge.numerics import spectra
 from attnge.numerics.multi_head import relative_w1
 from attnge.theory import exponential as ex
 from attnge.theory import multi_head as mh
+from attnge.theory.symbols import GAMMA_K, THETA1, THETA2, H
 
 ID = "mha-output"
 K = 4

@@ -22,7 +22,7 @@ from attnge import heads_draws
 from attnge import regimes as rg
 from attnge.params import Params
 from attnge.step import INCONCLUSIVE, Step, Table, digits_agree, digits_text
-from attnge.steps.limit_law import (
+from attnge.fits import (
     BULK_POWERS,
     CLIP_TOP,
     EDGE_POWERS,
@@ -30,6 +30,7 @@ from attnge.steps.limit_law import (
     FULL_POWERS,
     MOMENT_SLOPE,
     exact_m1,
+    laws,
     powers_text,
     rates_table,
     regimes,
@@ -37,7 +38,7 @@ from attnge.steps.limit_law import (
 from attnge.numerics import multi_head_law as mhl
 from attnge.theory import limit_law as ll
 from attnge.theory import multi_head as mh
-from attnge.theory.symbols import positive_beta
+from attnge.theory.symbols import GAMMA_K, THETA1, THETA2, H, positive_beta
 
 ID = "multi-head-law"
 K = 4
@@ -45,22 +46,11 @@ EDGE_DPS = 30
 MIN_EDGE_DIGITS = 20
 DENSITY_DPS = 10
 MIN_DENSITY_DIGITS = 8
-H, GAMMA_K = sp.symbols("h gamma_K", positive=True)
-THETA1, THETA2 = sp.symbols("theta1 theta2", positive=True)
 
 
 def gamma_k(params: Params) -> sp.Expr:
     """γ_K = h d_K/n = h/y (d_K = n/y per head)."""
     return params.heads / sp.Rational(str(params.y))
-
-
-def laws(b_value: float, y_value: float, heads: int, kind: str = "attention",
-         sharing: str = "none", gamma_o: sp.Expr | None = None) -> tuple[mh.Law, mh.Law]:
-    """(stated, matrix) laws of ``kind`` at β, y and h (γ_K = γ_V = h/y)."""
-    t1, t2 = ll.from_beta(positive_beta(b_value))
-    g = heads / sp.Rational(str(y_value))
-    return tuple(mh.law(kind, t1, t2, heads, g, g, gamma_o, sharing, route)
-                 for route in mh.ROUTES)
 
 
 def sanity_m2() -> sp.Expr:
@@ -145,7 +135,7 @@ def _values(table: Table, draws: dict, params: Params, nu: np.ndarray, edge: flo
             label: str, full: bool) -> None:
     """m₁ against its exact mean; the bulk's m₁..m₄ fitted to n → ∞; with ``full``, the full
     spectrum's m₁..m₄ and the bulk edge too. The fits keep to their regimes (the single
-    head's, ``limit_law.regimes``, for h heads of n tokens)."""
+    head's, ``fits.regimes``, for h heads of n tokens)."""
     sizes = sorted(draws)
     reg = regimes(params, sizes, params.heads)
     per = lambda fn: ev.per_size(draws, fn)  # noqa: E731

@@ -8,7 +8,6 @@ max_i |D_ii − 1| = O(ℓ^{−1/2+ε}).
 from __future__ import annotations
 
 import math
-from functools import lru_cache
 
 import mpmath as mp
 import numpy as np
@@ -17,13 +16,14 @@ import sympy as sp
 from attnge import evidence as ev
 from attnge import ledger_draws
 from attnge import regimes as rg
+from attnge.exact_means import evaluate, untested
 from attnge.params import Params
 from attnge.step import INCONCLUSIVE, Step, Table, digits_agree, digits_text, fmt, pm
 from attnge.numerics import stats
 from attnge.numerics.reference import chi2_integral
 from attnge.numerics.sampling import draw_rng, normalizer, sample_scores
 from attnge.theory import normalizer as nz
-from attnge.theory.symbols import beta, d_qk, ell, eps, positive_beta
+from attnge.theory.symbols import d_qk, eps, positive_beta
 
 ID = "normalizer"
 DPS = 30
@@ -37,18 +37,6 @@ SAMPLED = {             # statistic of the D_ii of one matrix → (label, exact 
     "mean": ("E D_ii", "mean", 1),
     "variance": ("sample variance of D_ii (= Var - Cov)", "sample_variance_mean", 2),
 }
-
-
-def untested(p: int, params: Params, scores: bool = True) -> list[str | None]:
-    """Per size, why a degree-p mean of X_ij over the run's draws (ℓ² scores each) is not
-    judged, or None: d_qk at most ``regimes.tail_bound`` (no consistent standard error), or
-    (``scores``: a mean over the scores themselves, not over Gaussian entries whose variance
-    is one such mean) the draws short of the scores that carry it
-    (``evidence.tail_untested`` at d_qk)."""
-    bound = rg.tail_bound(p, params.beta)
-    return [f"not tested: d_qk <= {bound:g}, heavy tails" if params.d_qk(L) <= bound else
-            ev.tail_untested(p, params.beta, L * L * params.draws, params.d_qk(L))
-            if scores else None for L in params.sizes]
 
 
 def latex() -> str:
@@ -71,17 +59,6 @@ def derive(params: Params) -> dict[str, sp.Expr | str]:
     for name in ("E D_ii", "Var D_ii"):
         out[f"{name} to O(d_qk^-3)"] = nz.expansion(name, 2).subs(eps, 1 / d_qk)
     return out
-
-
-@lru_cache(maxsize=None)
-def _mpmath_function(expr: sp.Expr):
-    return sp.lambdify((beta, ell, d_qk), expr, "mpmath")
-
-
-def evaluate(expr: sp.Expr, b: float, ell_value, d_value) -> mp.mpf:
-    """expr at β = b (exact rational), ℓ, d_qk, at the working precision."""
-    r = positive_beta(b)
-    return _mpmath_function(expr)(mp.mpf(r.p) / r.q, mp.mpf(ell_value), mp.mpf(d_value))
 
 
 def exact_table(params: Params) -> Table:

@@ -14,7 +14,7 @@ from attnge import evidence as ev
 from attnge import ledger_draws
 from attnge.params import Params
 from attnge.step import Step, Table
-from attnge.steps.limit_law import EDGE_POWERS, FULL_POWERS, limit_values, regimes
+from attnge.fits import EDGE_POWERS, FULL_POWERS, limit_values, regimes
 from attnge.theory import exponential as ex
 from attnge.theory import limit_law as ll
 from attnge.theory.symbols import beta, positive_beta, y

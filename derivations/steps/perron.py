@@ -15,7 +15,7 @@ from attnge import ledger_draws
 from attnge import regimes as rg
 from attnge.params import Params
 from attnge.step import Step, Table
-from attnge.steps.limit_law import FULL_POWERS, exact_m1, regimes
+from attnge.fits import FULL_POWERS, exact_m1, regimes
 from attnge.theory import exponential as ex
 from attnge.theory.symbols import beta, positive_beta
 

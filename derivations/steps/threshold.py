@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import sympy as sp
 
-from attnge import threshold_audit as audit
-from attnge.threshold_modes import MODES
+from attnge.threshold import audit
+from attnge.threshold.modes import MODES
 from attnge.params import Params
 from attnge.step import Step, Table
 from attnge.theory import threshold as th

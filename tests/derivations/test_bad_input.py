@@ -4,7 +4,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from attnge import cli, runner, tables
+from attnge import cli, runner
+from attnge import coefficient_tables as tables
 from attnge.params import Params, parse_sizes
 from attnge.theory import inputs
 
@@ -76,7 +77,7 @@ def test_beta_has_one_limit_everywhere():
 
 
 def test_threshold_exits_1_when_a_verdict_fails(capsys, monkeypatch):
-    from attnge import threshold_audit as threshold
+    from attnge.threshold import audit as threshold
     from attnge.step import Table
 
     failing = Table("t", ["x"])

@@ -10,7 +10,7 @@ from fractions import Fraction
 
 import pytest
 
-from attnge import certify
+from attnge import edge_certificates as certify
 from attnge.cli import main
 from attnge.theory import certificates as ce
 

@@ -1,6 +1,7 @@
 """The command line: listing, verifying, JSON, reproducibility and bad input."""
 
 import json
+import re
 
 import pytest
 
@@ -16,13 +17,18 @@ def test_steps_lists_the_ledger(capsys):
     assert [line.split()[0] for line in out.splitlines()] == [s.id for s in ledger.STEPS]
 
 
+def _untimed(text: str) -> str:
+    """The output without the steps' seconds (the end of each step's line)."""
+    return re.sub(r" +[0-9.]+ s$", "", text, flags=re.M)
+
+
 def test_verify_normalizer_passes_and_is_reproducible(capsys, tmp_path):
-    args = ["verify", "--steps", "normalizer", *SMALL, "--json", str(tmp_path / "a.json")]
+    args = ["verify", "-v", "--steps", "normalizer", *SMALL, "--json", str(tmp_path / "a.json")]
     assert main(args) == 0
     first = capsys.readouterr().out
     assert "attnge verify: 1 step, 1 passed, 0 failed" in first
     assert main(args[:-1] + [str(tmp_path / "b.json")]) == 0
-    assert capsys.readouterr().out == first  # bit for bit
+    assert _untimed(capsys.readouterr().out) == _untimed(first)  # bit for bit
     a = json.loads((tmp_path / "a.json").read_text())
     b = json.loads((tmp_path / "b.json").read_text())
     for step in a["steps"] + b["steps"]:
@@ -37,10 +43,19 @@ def test_verify_normalizer_passes_and_is_reproducible(capsys, tmp_path):
 
 
 def test_a_different_seed_changes_the_samples(capsys):
-    main(["verify", "--steps", "normalizer", *SMALL])
+    main(["verify", "-v", "--steps", "normalizer", *SMALL])
     first = capsys.readouterr().out
-    main(["verify", "--steps", "normalizer", *SMALL, "--seed", "1"])
-    assert capsys.readouterr().out != first
+    main(["verify", "-v", "--steps", "normalizer", *SMALL, "--seed", "1"])
+    assert _untimed(capsys.readouterr().out) != _untimed(first)
+
+
+def test_verify_prints_one_line_per_step_then_the_summary(capsys):
+    assert main(["verify", "--steps", "exponential,not-marchenko-pastur", *SMALL]) == 0
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert [line.split()[:2] for line in lines[:2]] == [["exponential", "PASS"],
+                                                        ["not-marchenko-pastur", "PASS"]]
+    assert re.search(r"\d+/\d+ passed .* detects [0-9.]+% +[0-9.]+ s$", lines[0])
+    assert lines[2:] == ["", "attnge verify: 2 steps, 2 passed, 0 failed"]
 
 
 @pytest.mark.parametrize("args, name", [

@@ -16,10 +16,11 @@ import sympy as sp
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from attnge import mha, tables
+from attnge import coefficient_tables as tables
+from attnge import mha
 from attnge.ledger import STEPS
 from attnge.params import Params
-from attnge.steps import multi_head_law
+from attnge import fits
 from attnge.theory import limit_law as ll
 from attnge.theory import multi_head as mh
 from attnge.theory.symbols import positive_beta
@@ -78,7 +79,7 @@ def test_every_table_and_law(beta, y, heads):
     rows = tables.build_heads([b], [sp.Integer(heads)], {"gamma_k": [g], "gamma_v": None,
                                                           "gamma_o": None}, 4, 12)
     assert all(q.decimal for q in rows[0].quantities)
-    stated, matrix = multi_head_law.laws(float(b), y, heads)
+    stated, matrix = fits.laws(float(b), y, heads)
     assert mh.moments(stated, 3) == mh.moments(matrix, 3, "matrix")
     n = 1024
     shape, _ = mha.layer_shape(n=n, d=2 * n, heads=heads, dk=max(1, round(n / heads / y)))

@@ -2,7 +2,8 @@
 
 import sympy as sp
 
-from attnge import report, runner
+from attnge import runner
+from attnge.output import report
 from attnge.cli import main
 from attnge.params import Params
 from attnge.steps import exponential, normalizer

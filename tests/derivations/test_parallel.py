@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parents[2]
 SWEEPS = '''
 import pickle, sys
 from attnge import heads_draws, ledger_draws, parallel
-from attnge import threshold_audit as th
+from attnge.threshold import audit as th
 from attnge.params import Params
 
 def main(out, workers):

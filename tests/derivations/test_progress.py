@@ -4,7 +4,7 @@ import io
 
 import pytest
 
-from attnge.progress import Progress
+from attnge.output.progress import Progress
 
 
 class Terminal(io.StringIO):

@@ -6,14 +6,15 @@ import pytest
 from attnge import regimes as rg
 from attnge.params import Params
 from attnge.step import INCONCLUSIVE
+from attnge import exact_means, fits
 from attnge.steps import limit_law
 
 DEFAULT_LAW_SIZES = (125, 250, 500, 1000, 2000)
 
 
 def test_the_defaults_are_inside_every_regime():
-    reg = limit_law.regimes(Params(), DEFAULT_LAW_SIZES)
-    assert all(reg.every.inside) and reg.clip == limit_law.CLIP_TOP
+    reg = fits.regimes(Params(), DEFAULT_LAW_SIZES)
+    assert all(reg.every.inside) and reg.clip == fits.CLIP_TOP
     assert reg.edge_cut >= Params().remove_top      # every predicted outlier above the edge
 
 
@@ -108,11 +109,10 @@ def test_the_edge_cut_is_a_tenth_of_the_smallest_size():
 def test_the_chain_means_wait_for_their_tails():
     """beta = 3, y = 1/4: the draws at ell = 1000 hold 0.003 of the 1000 scores beyond the
     point that carries E f(S)^2, and m_1(Y) fell 75% short of its exact mean (z = -4.7)."""
-    from attnge.steps import normalizer
-    assert normalizer.untested(2, Params()) == [None] * 4
-    why = normalizer.untested(2, Params(beta=3.0, y=0.25))
+    assert exact_means.untested(2, Params()) == [None] * 4
+    why = exact_means.untested(2, Params(beta=3.0, y=0.25))
     assert all("not tested" in w and "times the draws" in w for w in why)
-    assert normalizer.untested(2, Params(beta=3.0, y=0.25), scores=False) == [None] * 4
+    assert exact_means.untested(2, Params(beta=3.0, y=0.25), scores=False) == [None] * 4
 
 
 def test_outliers_inside_the_edge_window_keep_the_bulk_fits_out():
@@ -126,7 +126,7 @@ def test_outliers_inside_the_edge_window_keep_the_bulk_fits_out():
     assert not any(reg.inside) and reg.need == 2000 and "within E ell^(-2/3)" in reg.why
     assert all(rg.resolved(1.0, 1.0, DEFAULT_LAW_SIZES, 1).inside)
     assert all(rg.resolved(1.0, 1.0, (62,) + sizes, 2).inside)
-    heads = limit_law.regimes(Params(beta=1.0, y=1 / 16, heads=2), sizes, 2)
+    heads = fits.regimes(Params(beta=1.0, y=1 / 16, heads=2), sizes, 2)
     assert not any(heads.bulk.inside) and not any(heads.edge.inside)
 
 

@@ -6,8 +6,8 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from attnge import threshold_audit as audit
-from attnge.threshold_modes import MODES
+from attnge.threshold import audit
+from attnge.threshold.modes import MODES
 
 SWEEP = audit.Sweep("order", grid=(0.5, 0.9), sizes=(60, 90, 120), draws=1)
 
@@ -92,8 +92,10 @@ def test_the_committed_quick_sweeps_are_reproduced_within_the_stated_tolerance()
             assert sweep.key(value, ell, draw) == record["key"]
             fresh = sweep.measure(value, ell, draw)
             for name, old in record["result"].items():
+                # + 1e-12: a distance at rounding level (a Wasserstein distance of 4e-15 at
+                # alpha = 0.9) moves by more than 1e-9 of itself between BLAS thread counts
                 tol = 1.0 / ell + 1e-12 if name.startswith("kolmogorov") else \
-                    audit.REPRODUCIBLE_RTOL * abs(old)
+                    audit.REPRODUCIBLE_RTOL * abs(old) + 1e-12
                 assert abs(fresh[name] - old) <= tol, (mode.name, record["key"], name)
             checked += 1
         assert checked == len(sweep.grid) * sweep.draws

@@ -4,9 +4,9 @@ import json
 
 import pytest
 
-from attnge import threshold_audit as audit
-from attnge import threshold_fit as fit
-from attnge import threshold_modes as modes
+from attnge.threshold import audit
+from attnge.threshold import fit
+from attnge.threshold import modes
 from attnge.cli import main
 from attnge.numerics.stats import Rate
 

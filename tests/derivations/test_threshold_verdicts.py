@@ -3,10 +3,10 @@ one-entry readings: a check that fails when the wrong reading is the prediction.
 
 import pytest
 
-from attnge import report
-from attnge import threshold_audit as audit
-from attnge import threshold_fit as fit
-from attnge import threshold_modes as modes
+from attnge.output import report
+from attnge.threshold import audit
+from attnge.threshold import fit
+from attnge.threshold import modes
 from attnge.cli import main
 from attnge.step import INCONCLUSIVE, Table
 from attnge.numerics.stats import Rate

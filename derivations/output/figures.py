@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from attnge.report import atomic
+from attnge.output.files import atomic
 
 
 def pyplot(option: str = "out"):

@@ -18,11 +18,12 @@ from pathlib import Path
 
 import numpy as np
 
-from attnge import parallel, runner
-from attnge.report import atomic, write_atomic
+from attnge import parallel
+from attnge.provenance import provenance
+from attnge.output.files import atomic, write_atomic
 from attnge.step import INCONCLUSIVE, Table
-from attnge.threshold_fit import DECISIVE, Quantity
-from attnge.threshold_modes import Mode, mode_named
+from attnge.threshold.fit import DECISIVE, Quantity
+from attnge.threshold.modes import Mode, mode_named
 from attnge.numerics.measure import require_memory
 from attnge.theory import inputs
 from attnge.theory.inputs import integer, number
@@ -173,13 +174,13 @@ def write_provenance(sweep: Sweep, folder: str | Path, wall_s: float, stored_bef
     parameters = {"mode": mode.name, "grid": list(sweep.grid), "sizes": list(sweep.sizes),
                   "draws": sweep.draws, "seed": sweep.seed,
                   mode.fixed: getattr(sweep, mode.fixed)}
-    provenance = runner.provenance(parameters, wall_s, **where,
-                                   draws_measured=len(sweep.keys()) - stored_before,
-                                   draws_reused=stored_before, verdicts=counts(tabs))
+    record = provenance(parameters, wall_s, **where,
+                        draws_measured=len(sweep.keys()) - stored_before,
+                        draws_reused=stored_before, verdicts=counts(tabs))
     path = Path(folder) / f"threshold-{mode.name}.provenance.json"
     this = ("date", "wall_s", *where, "draws_measured", "draws_reused")
-    provenance["runs"] = earlier_runs(path) + [{k: provenance[k] for k in this}]
-    write_atomic(path, json.dumps(provenance, indent=2) + "\n")
+    record["runs"] = earlier_runs(path) + [{k: record[k] for k in this}]
+    write_atomic(path, json.dumps(record, indent=2) + "\n")
     return path
 
 
@@ -300,7 +301,7 @@ def counts(tabs: list[Table]) -> str:
 
 def plot(sweep: Sweep, found: list[Quantity], path: str | Path) -> None:
     """Measured slopes ± se against the grid, the predicted slope, the thresholds."""
-    from attnge.figures import pyplot, save
+    from attnge.output.figures import pyplot, save
 
     plt = pyplot()
     cols = 3 if len(found) % 3 == 0 else 4

@@ -17,12 +17,14 @@ from dataclasses import dataclass, field
 import mpmath as mp
 import sympy as sp
 
+from attnge.provenance import provenance
 from attnge.numerics import multi_head_law as mhl
 from attnge.numerics.limit_density import right_edge
 from attnge.theory import exponential as ex
 from attnge.theory import limit_law as ll
 from attnge.theory import multi_head as mh
 from attnge.theory import normalizer as nz
+from attnge.theory import printing
 from attnge.theory import inputs
 from attnge.theory.inputs import integer
 from attnge.theory.symbols import beta, d_qk, ell, eps, exact, positive_beta
@@ -234,7 +236,7 @@ SERIES = ("hermite", "moment", "mp_moment", "head_moment", "output_moment")
 
 
 def _closed(q: Quantity, wrap: str) -> str:
-    return "" if q.closed is None else wrap.format(sp.latex(q.closed))
+    return "" if q.closed is None else wrap.format(printing.latex(q.closed))
 
 
 def to_markdown(rows: list[Row]) -> str:
@@ -322,3 +324,93 @@ def render(rows: list[Row], fmt: str, provenance: dict) -> str:
     if fmt == "json":
         return to_json(rows, provenance)
     return {"md": to_markdown, "latex": to_latex, "csv": to_csv}[fmt](rows)
+
+
+@dataclass
+class Tables:
+    """The rows of :func:`tables` and their provenance; :meth:`render` writes them."""
+
+    rows: list[Row]
+    provenance: dict
+
+    def render(self, fmt: str = "md") -> str:
+        """The rows as ``md``, ``latex``, ``csv`` or ``json`` (with the provenance)."""
+        return render(self.rows, fmt, self.provenance)
+
+
+def _listed(value: object, name: str) -> list[sp.Expr] | None:
+    """A number, a ratio string, a comma-separated string or a sequence of them, as exact
+    numbers (None stays None)."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return parse_list(value, name)
+    values = list(value) if isinstance(value, (list, tuple)) else [value]
+    return [exact(v, name) for v in values]
+
+
+def tables(beta: object = (0.5, 1, 2), y: object = None, *, order: int = 8,
+           digits: int = 20, moments: int | None = None, ell: int | None = None,
+           dqk: int | None = None, heads: object = None, gamma_k: object = None,
+           gamma_v: object = None, gamma_o: object = None, sharing: str = "none") -> Tables:
+    r"""Coefficient tables for papers: closed forms and decimals for every (β, y), or with
+    ``heads`` for every (β, h, γ_K, γ_V, γ_O).
+
+    Parameters
+    ----------
+    beta, y : number, str or sequence
+        The grid (y defaults to 1; not with ``heads``). Strings may be ratios, "1/2".
+    order : int
+        Hermite coefficients :math:`a_0..a_K` and moments :math:`m_1..m_K`, K = order.
+    digits : int
+        Significant digits of the decimals.
+    moments : int, optional
+        The number of moments, if not ``order``.
+    ell, dqk : int, optional
+        Together: the normalizer's exact :math:`\mathbb E D_{ii}`, :math:`\mathrm{Var}\,D_{ii}`.
+    heads, gamma_k, gamma_v, gamma_o : optional
+        The multi-head and output laws instead (γ_V defaults to γ_K, γ_O to γ_V).
+    sharing : {"none", "kv"}
+
+    Returns
+    -------
+    Tables
+
+    Examples
+    --------
+    >>> t = tables(beta=1, y=1, order=2, digits=8)
+    >>> [q.decimal for q in t.rows[0].get("moment")]
+    ['1.7182818', '6.9049849']
+    """
+    import time
+
+    start = time.perf_counter()
+    betas, ys = _listed(beta, "beta"), _listed(y, "y")
+    if heads is None:
+        given = [n for n, v in (("gamma_k", gamma_k), ("gamma_v", gamma_v),
+                                ("gamma_o", gamma_o)) if v is not None]
+        if given or sharing != "none":
+            raise ValueError(f"{(given or ['sharing'])[0]} applies with heads only")
+        ys = ys or [sp.Integer(1)]
+        validate(betas, ys, order, digits, ell, dqk, moments)
+        parameters = {"beta": [str(b) for b in betas], "y": [str(v) for v in ys],
+                      "order": int(order), "moments": int(moments or order),
+                      "digits": int(digits), "ell": ell, "dqk": dqk}
+        rows = build(betas, ys, order, digits, ell, dqk, moments)
+    else:
+        for name, value in (("y", ys), ("ell", ell), ("dqk", dqk)):
+            if value is not None:
+                raise ValueError(f"{name} does not apply with heads (the multi-head laws take "
+                                 "gamma_k, gamma_v, gamma_o)")
+        if gamma_k is None:
+            raise ValueError("gamma_k is needed with heads (gamma_K = h d_K/n)")
+        hs = _listed(heads, "heads")
+        gammas = {"gamma_k": _listed(gamma_k, "gamma_k"), "gamma_v": _listed(gamma_v, "gamma_v"),
+                  "gamma_o": _listed(gamma_o, "gamma_o")}
+        validate_heads(betas, hs, gammas, order, digits, moments, sharing)
+        parameters = {"beta": [str(b) for b in betas], "heads": [str(h) for h in hs],
+                      **{k: None if v is None else [str(g) for g in v]
+                         for k, v in gammas.items()}, "sharing": sharing,
+                      "moments": int(moments or order), "digits": int(digits)}
+        rows = build_heads(betas, hs, gammas, order, digits, moments, sharing)
+    return Tables(rows, provenance(parameters, time.perf_counter() - start))

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 import sympy as sp
 
 from attnge.step import INCONCLUSIVE, Table
-from attnge.threshold_fit import (Quantity, crossing, fit, fit_exact, means)
+from attnge.threshold.fit import (Quantity, crossing, fit, fit_exact, means)
 from attnge.numerics import stats
 from attnge.numerics.softmax_mass import expected_mass_difference
 from attnge.numerics.threshold import (measure_one_entry, measure_order, measure_temperature,

@@ -29,7 +29,8 @@ from fractions import Fraction
 
 import sympy as sp
 
-from attnge import tables
+from attnge import coefficient_tables as tables
+from attnge.provenance import provenance
 from attnge.numerics import edge_bracket as eb
 from attnge.theory import certificates as ce
 from attnge.theory import multi_head as mh
@@ -414,3 +415,102 @@ def summary(cell: dict) -> str:
 
 def validate_digits(digits: object) -> int:
     return integer(digits, "digits", *DIGITS_RANGE)
+
+
+class Certificates:
+    """The cells of :func:`certify`: ``cells`` (one dict each, see the module docstring),
+    ``certified`` (every claim proved), :meth:`render` and :meth:`document` (the JSON
+    certificate that :func:`check` re-verifies)."""
+
+    def __init__(self, cells: list[dict], provenance: dict) -> None:
+        self.cells, self.provenance = cells, provenance
+
+    @property
+    def certified(self) -> bool:
+        return all(c["certified"] for c in self.cells)
+
+    def document(self) -> dict:
+        return document(self.cells, self.provenance)
+
+    def render(self, fmt: str = "md") -> str:
+        """The cells as ``md``, ``latex``, ``csv`` or ``json`` (the certificate)."""
+        return render(self.cells, fmt, self.provenance)
+
+
+def certify(beta: object = 1, y: object = None, *, heads: object = None,
+            gamma_k: object = None, gamma_v: object = None, gamma_o: object = None,
+            sharing: str = "none", law: str = "attention", claim: str = "edge > mp-edge",
+            digits: int = DIGITS, progress=None) -> Certificates:
+    r"""Certified enclosures of right edges, and the claim ``edge > R*mp-edge`` decided on
+    them, for every cell of the grid (needs the ``certify`` extra, python-flint).
+
+    Parameters
+    ----------
+    beta, y : number, str or sequence
+        One head at each (β, y) (y defaults to 1), or with ``heads``:
+    heads, gamma_k, gamma_v, gamma_o : optional
+        every (β, h, γ_K, γ_V, γ_O) of the ``law`` ("attention" or "output").
+    sharing : {"none", "kv"}
+    claim : str
+        "edge > mp-edge" or "edge > R*mp-edge" for a factor R > 0.
+    digits : int
+        Working digits of the interval arithmetic, 20 to 200.
+    progress : callable, optional
+        Called with each finished cell.
+
+    Returns
+    -------
+    Certificates
+
+    Notes
+    -----
+    The claim is certified when the enclosure's lower end exceeds R times the surrogate's
+    upper end: :math:`E_{lo} > R \cdot E^{MP}_{hi}`.
+    """
+    import time
+
+    start = time.perf_counter()
+    factor = parse_claim(claim)
+    digits = validate_digits(digits)
+    betas = [positive_beta(b) for b in tables._listed(beta, "beta")]
+    if heads is None:
+        given = [n for n, v in (("gamma_k", gamma_k), ("gamma_v", gamma_v),
+                                ("gamma_o", gamma_o)) if v is not None]
+        if given or sharing != "none" or law != "attention":
+            raise ValueError(f"{(given or ['sharing' if sharing != 'none' else 'law'])[0]} "
+                             "applies with heads only (the multi-head laws)")
+        found = cells(betas, ys=tables._listed(1 if y is None else y, "y"))
+    else:
+        if y is not None:
+            raise ValueError("y does not apply with heads (the multi-head laws take gamma_k, "
+                             "gamma_v, gamma_o)")
+        if gamma_k is None:
+            raise ValueError("gamma_k is needed with heads (gamma_K = h d_K/n)")
+        if law not in KINDS:
+            raise ValueError(f"law must be one of {', '.join(KINDS)} (got {law!r})")
+        if law == "attention" and (gamma_v is not None or gamma_o is not None):
+            raise ValueError("gamma_v and gamma_o apply with law output only")
+        gammas = {"gamma_k": tables._listed(gamma_k, "gamma_k"),
+                  "gamma_v": tables._listed(gamma_v, "gamma_v"),
+                  "gamma_o": tables._listed(gamma_o, "gamma_o")}
+        found = cells(betas, law, heads=tables._listed(heads, "heads"), gammas=gammas,
+                      sharing=sharing)
+    require()
+    done = []
+    for cell in found:
+        done.append(produce(cell, factor, digits))
+        if progress is not None:
+            progress(done[-1])
+    parameters = {"cells": len(found), "claim": claim, "digits": digits,
+                  "beta": _given(beta), "y": _given(y), "heads": _given(heads),
+                  "gamma_k": _given(gamma_k), "gamma_v": _given(gamma_v),
+                  "gamma_o": _given(gamma_o), "sharing": sharing, "law": law}
+    return Certificates(done, provenance(parameters, time.perf_counter() - start))
+
+
+def _given(value: object) -> str | None:
+    """A grid option as the command line writes it ("1,2"), for the provenance."""
+    if value is None or isinstance(value, str):
+        return value
+    values = value if isinstance(value, (list, tuple)) else [value]
+    return ",".join(str(v) for v in values)

@@ -1,0 +1,125 @@
+"""``attnge certify``: certified right edges (interval arithmetic) and the claims they prove;
+``--check`` re-verifies a certificate file."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from attnge import edge_certificates
+from attnge.commands.common import computing, law_options
+from attnge.output.files import check_output, write_atomic
+
+NAME = "certify"
+HELP = "certified right edges (interval arithmetic) and the claims they prove; --check " \
+    "re-verifies a certificate file"
+
+
+def add_arguments(c: argparse.ArgumentParser) -> None:
+    c.add_argument("--beta", default="1", help="comma-separated beta, rationals such as 1/2 "
+                   "allowed (default 1)")
+    c.add_argument("--y", default=None, help="comma-separated y = ell/d_qk of one head "
+                   "(default 1)")
+    c.add_argument("--heads", default=None, help="comma-separated h: the multi-head laws "
+                   "instead (with --gamma-k)")
+    c.add_argument("--gamma-k", default=None, help="comma-separated gamma_K = h d_K/n")
+    c.add_argument("--gamma-v", default=None, help="comma-separated gamma_V = h d_V/n (output "
+                   "law; default gamma_K)")
+    c.add_argument("--gamma-o", default=None, help="comma-separated gamma_O = d_O/n (output "
+                   "law; default gamma_V)")
+    c.add_argument("--sharing", default=None, help="none or kv (K = V), with --heads")
+    c.add_argument("--law", default=None, help="attention or output, with --heads (default "
+                   "attention)")
+    c.add_argument("--claim", default="edge > mp-edge", help="'edge > mp-edge' (default) or "
+                   "'edge > R*mp-edge' for a factor R > 0, e.g. 'edge > 1.2*mp-edge'")
+    c.add_argument("--digits", default=edge_certificates.DIGITS, help="working digits of the interval "
+                   "arithmetic, 20 to 200 (default %(default)s)")
+    c.add_argument("--json", default=None, metavar="FILE", help="write the certificate (JSON, "
+                   "atomically)")
+    c.add_argument("--format", default="md", help="md, latex, csv or json, on stdout "
+                   "(default md)")
+    c.add_argument("--out", default=None, metavar="FILE", help="write the table to FILE "
+                   "instead of stdout")
+    c.add_argument("--check", default=None, metavar="FILE", help="re-verify a certificate "
+                   "with exact rationals and mpmath intervals only (exit 1 on any "
+                   "inconsistency); takes no other option")
+
+
+def run(args: argparse.Namespace) -> int:
+    options = {"beta": args.beta != "1", "y": args.y, "heads": args.heads,
+               "gamma-k": args.gamma_k, "gamma-v": args.gamma_v, "gamma-o": args.gamma_o,
+               "sharing": args.sharing, "law": args.law,
+               "claim": args.claim != "edge > mp-edge",
+               "digits": args.digits != edge_certificates.DIGITS,
+               "json": args.json, "format": args.format != "md", "out": args.out}
+    if args.check is not None:
+        given = [name for name, value in options.items() if value]
+        if given:
+            raise ValueError(f"{given[0]} does not apply with --check (it checks the file as "
+                             "it is)")
+        return _check(args.check)
+    if args.format not in edge_certificates.FORMATS:
+        raise ValueError(f"format must be one of {', '.join(edge_certificates.FORMATS)} "
+                         f"(got {args.format!r})")
+    for name, path in (("json", args.json), ("out", args.out)):
+        if path is not None:
+            check_output(path, name)
+    edge_certificates.parse_claim(args.claim)
+    edge_certificates.validate_digits(args.digits)
+    betas = edge_certificates.tables.parse_list(args.beta, "beta")
+    law = law_options(args, "the multi-head laws", (*("gamma-k", "gamma-v", "gamma-o"),
+                                                    "sharing", "law"))
+    if "ys" in law:
+        given = {"y": law["ys"]}
+    else:
+        kind = args.law or "attention"
+        if kind not in edge_certificates.KINDS:
+            raise ValueError(f"law must be one of {', '.join(edge_certificates.KINDS)} "
+                             f"(got {kind!r})")
+        if kind == "attention" and (args.gamma_v or args.gamma_o):
+            raise ValueError("gamma-v and gamma-o apply with --law output only")
+        given = {"heads": law["heads"], **law["gammas"], "sharing": law["sharing"],
+                 "law": kind}
+    edge_certificates.cells(betas, given.get("law", "attention"), ys=given.get("y"),
+                            heads=given.get("heads"),
+                            gammas=None if "heads" not in given else law["gammas"],
+                            sharing=given.get("sharing", "none"))
+    edge_certificates.require()
+    with computing():
+        done = edge_certificates.certify(
+            betas, claim=args.claim, digits=args.digits,
+            progress=lambda cell: sys.stderr.write(edge_certificates.summary(cell) + "\n"),
+            **given)
+        if args.json is not None:
+            write_atomic(args.json, done.render("json"))
+        text = done.render(args.format)
+        if args.out is None:
+            sys.stdout.write(text)
+        else:
+            write_atomic(args.out, text)
+    return 0 if done.certified else 1
+
+
+def _check(path: str) -> int:
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as err:
+        raise ValueError(f"check must be a readable certificate file ({err})") from None
+    try:
+        document = json.loads(text)
+    except json.JSONDecodeError as err:
+        print(f"attnge: {path}: not JSON ({err})", file=sys.stderr)
+        return 1
+    with computing():
+        problems = edge_certificates.check(document)
+    for line in problems:
+        print(f"attnge: {path}: {line}", file=sys.stderr)
+    cells = len(document.get("cells") or []) if isinstance(document, dict) else 0
+    if problems:
+        print(f"rejected: {len(problems)} inconsistencies in {path}")
+        return 1
+    print(f"accepted: {cells} cells of {path} re-verified with exact rationals and mpmath "
+          "intervals")
+    return 0

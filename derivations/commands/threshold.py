@@ -1,0 +1,92 @@
+"""``attnge threshold``: audit the linearization threshold (a sweep that resumes from DIR)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+from attnge.coefficient_tables import parse_list
+from attnge.commands.common import cluster, cluster_options, draws
+from attnge.output import figures
+from attnge.output.files import check_output, write_atomic
+from attnge.output.progress import Progress
+from attnge.output.report import markdown_table
+from attnge.params import parse_sizes
+from attnge.threshold import audit
+from attnge.threshold.modes import MODES, mode_named
+
+NAME = "threshold"
+HELP = "audit the linearization threshold (a sweep that resumes from DIR)"
+
+
+def add_arguments(h: argparse.ArgumentParser) -> None:
+    h.add_argument("--mode", required=True, help="temperature (beta = c sqrt(log ell)), "
+                   "one-entry (the same beta, the one-entry terms of the moments only) or "
+                   "order (d_qk = ell^alpha)")
+    h.add_argument("--full", action="store_true", help="the full grids (slow) instead of "
+                   "the quick ones")
+
+    def shown(value) -> str:
+        return ",".join(map(str, value)) if isinstance(value, tuple) else str(value)
+
+    def defaults(name: str) -> str:
+        return "; ".join(f"{m.name}: {shown(m.quick[name])} (--full {shown(m.full[name])})"
+                         for m in MODES.values())
+    h.add_argument("--grid", default=None, help="comma-separated c (temperature, one-entry) "
+                   f"or alpha (order) values, increasing (default {defaults('grid')})")
+    h.add_argument("--sizes", default=None, help="comma-separated ell, increasing (default "
+                   f"{defaults('sizes')})")
+    h.add_argument("--draws", default=None, help="draws per (value, ell) (default "
+                   f"{defaults('draws')})")
+    h.add_argument("--seed", default=0, help="seed >= 0 (default %(default)s)")
+    h.add_argument("--beta", default=None, help="beta, order mode only (default "
+                   f"{audit.Sweep.beta:g}; the temperature mode sets beta = c sqrt(log ell))")
+    h.add_argument("--y", default=None, help="ell/d_qk, temperature and one-entry modes (default "
+                   f"{audit.Sweep.y:g}; the order mode sets d_qk = ell^alpha)")
+    h.add_argument("--out", default=None, metavar="DIR", help="keep the sweep in "
+                   "DIR/threshold-MODE.jsonl (a rerun resumes it) and write the table "
+                   "(.md) and the figure (.png) there")
+    cluster_options(h)
+
+
+def run(args: argparse.Namespace) -> int:
+    mode = mode_named(args.mode)
+    config = dict(mode.full if args.full else mode.quick)
+    if args.grid is not None:
+        config["grid"] = tuple(float(v) for v in parse_list(args.grid, "grid"))
+    if args.sizes is not None:
+        config["sizes"] = parse_sizes(args.sizes)
+    if args.draws is not None:
+        config["draws"] = args.draws
+    for option in ("beta", "y"):
+        if getattr(args, option) is not None:
+            if mode.fixed != option:
+                users = " and ".join(m.name for m in MODES.values() if m.fixed == option)
+                raise ValueError(f"{option} applies to --mode {users} only (got --{option} "
+                                 f"{getattr(args, option)} with --mode {mode.name})")
+            config[option] = getattr(args, option)
+    sweep = audit.Sweep(mode, seed=args.seed, **config)
+    if args.out is not None:
+        check_output(args.out, "out", folder=True)
+        figures.require("out")
+    start = time.perf_counter()
+    stored = 0 if args.out is None else audit.stored(sweep, args.out)
+    with cluster(args, sweep.validate_memory):
+        done = audit.run(sweep, args.out, draws(Progress("threshold", args.quiet)),
+                         warn=lambda text: sys.stderr.write(f"attnge: warning: {text}\n"))
+        found = audit.quantities(sweep, done)
+        tabs = audit.tables(sweep, found)
+        text = "\n\n".join(markdown_table(t) for t in tabs) + \
+            f"\n\nattnge threshold --mode {mode.name}: {audit.counts(tabs)}\n"
+        sys.stdout.write(text)
+        if args.out is not None:
+            out = Path(args.out)
+            write_atomic(out / f"threshold-{mode.name}.md", text)
+            audit.plot(sweep, found, out / f"threshold-{mode.name}.png")
+            audit.write_provenance(sweep, out, time.perf_counter() - start, stored, tabs,
+                                   workers=args.workers, scheduler=args.scheduler)
+            sys.stderr.write(f"sweep: {audit.store_path(out, mode)}\n"
+                             f"figure: {out / f'threshold-{mode.name}.png'}\n")
+    return 0 if all(t.passed for t in tabs) else 1

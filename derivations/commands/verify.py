@@ -1,0 +1,61 @@
+"""``attnge verify``: run proof steps and print their evidence."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from attnge import ledger, runner
+from attnge.commands.common import cluster, cluster_options
+from attnge.output import figures, report, terminal
+from attnge.output.files import check_output
+from attnge.output.progress import Progress
+from attnge.params import DEFAULT_SIZES, Params, parse_sizes
+
+NAME = "verify"
+HELP = "run proof steps and print their evidence"
+
+
+def add_arguments(v: argparse.ArgumentParser) -> None:
+    v.add_argument("--steps", default=None, help="comma-separated step ids (default: all)")
+    v.add_argument("--beta", default=1.0, help="inverse temperature beta > 0 (default 1)")
+    v.add_argument("--y", default=1.0, help="ratio y = ell/d_qk > 0 (default 1)")
+    v.add_argument("--sizes", default=",".join(map(str, DEFAULT_SIZES)),
+                   help="increasing token counts ell, comma-separated (default %(default)s)")
+    v.add_argument("--draws", default=Params.draws, help="draws per size >= 1 "
+                   "(default %(default)s)")
+    v.add_argument("--seed", default=Params.seed, help="seed >= 0 (default %(default)s)")
+    v.add_argument("--remove-top", default=Params.remove_top, metavar="R",
+                   help="squared singular values removed from the bulk (default %(default)s)")
+    v.add_argument("--heads", default=Params.heads, metavar="H", help="heads h of the "
+                   "multi-head steps, which run at n = ell // h tokens (default %(default)s)")
+    v.add_argument("-v", "--verbose", action="store_true", help="print every step's claim, "
+                   "derivations and tables (the default: one line per step, the failing "
+                   "checks in full, the summary)")
+    v.add_argument("--json", default=None, metavar="FILE", help="write every number and "
+                   "the provenance as JSON")
+    v.add_argument("--report", default=None, metavar="DIR", help="write report.md (with a "
+                   "log-log figure per step) and report.json to DIR (needs the plot extra)")
+    cluster_options(v)
+
+
+def run(args: argparse.Namespace) -> int:
+    params = Params(beta=args.beta, y=args.y, sizes=parse_sizes(args.sizes),
+                    draws=args.draws, seed=args.seed, remove_top=args.remove_top,
+                    heads=args.heads)
+    steps = ledger.select(args.steps)
+    if args.json is not None:
+        check_output(args.json, "json")
+    if args.report is not None:
+        check_output(args.report, "report", folder=True)
+        figures.require("report")
+    runner.validate(steps, params)
+    with cluster(args, lambda: runner.validate(steps, params)):
+        done = runner.run(steps, params, progress=Progress("verify", args.quiet))
+        sys.stdout.write(terminal.render(done, args.verbose))
+        if args.json is not None:
+            report.write_json(done, args.json)
+        if args.report is not None:
+            sys.stderr.write(f"report: {report.write_report(done, args.report)}\n")
+    sys.stderr.write(f"wall time {done.wall_s:.1f} s\n")
+    return 0 if done.passed else 1

@@ -1,0 +1,131 @@
+r"""``attnge verify`` on a terminal, as pytest does it: one line per step, the failing checks
+in full, then the summary; ``-v`` adds every step's claim, derivations (Unicode math) and
+tables. The files (``--report``, ``--json``) keep everything, in LaTeX.
+
+A step's line: its id, its verdict, how many checks passed and how many could not decide,
+its sharpest ``detectable`` (the smallest relative error one of its value checks would
+catch) and its seconds.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+from pylatexenc.latex2text import LatexNodes2Text
+
+from attnge.output.report import markdown_table, summary
+from attnge.runner import Run, StepResult
+from attnge.step import INCONCLUSIVE, Table
+
+_SUPER = dict(zip("0123456789+-=()n", "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾ⁿ"))
+_SUB = dict(zip("0123456789+-=()", "₀₁₂₃₄₅₆₇₈₉₊₋₌₍₎"))
+_GROUP = r"\{([^{}]*)\}"
+
+
+def _script(text: str, table: dict, mark: str) -> str:
+    """A sub- or superscript: in small characters where each has one, else ``mark(text)``
+    (or ``mark`` text for one character)."""
+    text = text.strip()
+    if text and all(c in table for c in text):
+        return "".join(table[c] for c in text)
+    return mark + (text if re.fullmatch(r"\w+", text) else f"({text})")
+
+
+def unicode_math(latex: str) -> str:
+    r"""LaTeX as one line of Unicode math: greek letters, operators and blackboard letters
+    by ``pylatexenc``; fractions, sub- and superscripts grouped first (innermost outward),
+    which it would otherwise run together (``e^{\beta^{2}}`` would read e^β^2).
+
+    >>> unicode_math(r"\frac{e^{\beta^{2}} - 1}{2} \le \theta_{1}")
+    '(e^(β²) - 1)/2 ≤ θ₁'
+    """
+    text = re.sub(r"\\(left|right)\\?\|", "‖", latex)
+    text = re.sub(r"\\(left|right)\s*\\?", "", text).replace(r"\|", "‖")
+    text = re.sub(r"\\begin\{cases\}(.*?)\\end\{cases\}",
+                  lambda m: "{" + m[1].replace("\\\\", "; ").replace("&", " ") + "}", text)
+    text = re.sub(r"\\mathbb\{E\}", "𝔼", text)
+    for _ in range(64):      # innermost groups first: each pass removes one level
+        new = re.sub(r"\\(?:mathrm|operatorname|text|mathbf)" + _GROUP, r"\1", text)
+        new = re.sub(r"\\sqrt\[([^\]]*)\]" + _GROUP, lambda m: f"{m[1]}√{_wrap(m[2])}", new)
+        new = re.sub(r"\\sqrt" + _GROUP, lambda m: f"√{_wrap(m[1])}", new)
+        new = re.sub(r"\\frac" + _GROUP + _GROUP, lambda m: f"{_wrap(m[1])}/{_wrap(m[2])}",
+                     new)
+        new = re.sub(r"\^" + _GROUP, lambda m: _script(m[1], _SUPER, "^"), new)
+        new = re.sub(r"_" + _GROUP, lambda m: _script(m[1], _SUB, "_"), new)
+        new = re.sub(r"\^([0-9])", lambda m: _SUPER[m[1]], new)
+        new = re.sub(r"_([0-9])", lambda m: _SUB[m[1]], new)
+        if new == text:
+            break
+        text = new
+    text = LatexNodes2Text(math_mode="text").latex_to_text(text)
+    text = re.sub(r"\s*([=≤≥<>→≈⊠∧∨])\s*", r" \1 ", text)
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def _wrap(text: str) -> str:
+    text = text.strip()
+    return text if re.fullmatch(r"[\w.\\√]+", text) else f"({text})"
+
+
+def _checks(result: StepResult) -> tuple[int, int, int]:
+    verdicts = [v for t in result.tables for v in t.verdicts if v is not None]
+    return (sum(v is True for v in verdicts), sum(v == INCONCLUSIVE for v in verdicts),
+            len(verdicts))
+
+
+def sharpest(result: StepResult) -> float | None:
+    """The smallest ``detectable`` of the step's value checks (None if it has none)."""
+    found = [v["detectable"] for t in result.tables for v in t.values
+             if isinstance(v.get("detectable"), float) and math.isfinite(v["detectable"])]
+    return min(found, default=None)
+
+
+def step_line(result: StepResult, width: int = 18) -> str:
+    """``id  PASS  12/14 passed, 2 inconclusive  detects 0.51%  3.2 s``."""
+    passed, open_, total = _checks(result)
+    verdict = "PASS" if result.passed else "FAIL"
+    counts = f"{passed}/{total} passed" + (f", {open_} inconclusive" if open_ else "")
+    det = sharpest(result)
+    detects = "" if det is None else f"detects {det:.2g}".replace("e-0", "e-") \
+        if det < 1e-3 else f"detects {det:.2%}"
+    return f"{result.step.id:<{width}} {verdict:<5} {counts:<30} {detects:<16} " \
+        f"{result.wall_s:6.1f} s".rstrip()
+
+
+def failing(table: Table) -> Table:
+    """The table with its failing rows only."""
+    out = Table(table.title, table.columns, note=table.note)
+    for row, verdict in zip(table.rows, table.verdicts):
+        if verdict is False:
+            out.add(row, verdict)
+    return out
+
+
+def verbose_step(result: StepResult) -> str:
+    """Everything a step printed before: claim, derivations (Unicode), method, tables."""
+    step = result.step
+    parts = [f"{step.id}: {step.title} — {'PASS' if result.passed else 'FAIL'}", "",
+             f"Claim: {step.claim}", f"        {unicode_math(step.latex())}", "",
+             "Derived (SymPy):"]
+    parts += [f"  {name}: {unicode_math(latex)}" for name, latex in result.derived.items()]
+    parts += ["", f"Check: {step.method}", "", f"Fails when: {step.failure}", ""]
+    parts += [markdown_table(t) + "\n" for t in result.tables]
+    return "\n".join(parts)
+
+
+def render(run: Run, verbose: bool = False) -> str:
+    """The terminal's text of a run (see the module docstring)."""
+    width = max([18, *(len(r.step.id) + 1 for r in run.results)])
+    lines = [step_line(r, width) for r in run.results]
+    blocks = ["\n".join(lines)]
+    if verbose:
+        blocks += [verbose_step(r) for r in run.results]
+    for r in run.results:
+        if r.passed or verbose:
+            continue
+        tables = [failing(t) for t in r.tables if not t.passed]
+        blocks.append("\n\n".join([f"FAILED {r.step.id}: {r.step.title}",
+                                   *(markdown_table(t) for t in tables)]))
+    blocks.append(summary(run))
+    return "\n\n".join(blocks) + "\n"

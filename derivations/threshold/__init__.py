@@ -1,0 +1,2 @@
+"""The threshold audit: its modes (what a sweep measures), the fits and verdicts, and the
+sweep with its resumable store."""

@@ -1,0 +1,85 @@
+r"""Sampled attention matrices and their linear Gaussian model, for users (docs/math.md §1, §4).
+
+:func:`sample_attention` draws one softmax attention matrix at random initialisation and,
+on the same scores, the linear Gaussian model whose squared singular values follow ν∞:
+
+.. math:: S = QK^\top/\sqrt{d_{qk}},\quad A = \mathrm{softmax}(\beta S),\quad
+          \sqrt\ell A^\perp = \sqrt\ell\,(A - \mathbb 1\mathbb 1^\top/\ell),\quad
+          Y^{lin} = (\beta S + \sqrt{\theta_1 - \theta_2}\,Z)/\sqrt\ell,
+
+Q, K and Z with i.i.d. N(0, 1) entries (the law of XW^Q, XW^K for inputs X with
+orthonormal rows), θ₁ = e^{β²} − 1, θ₂ = β².
+
+Examples
+--------
+>>> s = sample_attention(200, beta=1, y=2, random_state=0)
+>>> s.attention.shape, s.d_qk, bool(abs(s.attention.sum(axis=1) - 1).max() < 1e-12)
+((200, 200), 100, True)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from attnge.numerics.sampling import attention, sample_scores
+from attnge.theory.exponential import thetas
+from attnge.theory.inputs import beta as check_beta
+from attnge.theory.inputs import d_qk as d_qk_of
+from attnge.theory.inputs import integer, ratio
+
+__all__ = ["AttentionSample", "sample_attention"]
+
+
+@dataclass(frozen=True)
+class AttentionSample:
+    """One draw: ``scores`` S, ``attention`` A, ``centred`` √ℓ(A − 𝟙𝟙ᵀ/ℓ) (its squared
+    singular values follow ν∞ in the limit) and ``linear`` (the linear Gaussian model on the
+    same scores), with ``beta`` and ``d_qk``."""
+
+    scores: np.ndarray
+    attention: np.ndarray
+    centred: np.ndarray
+    linear: np.ndarray
+    beta: float
+    d_qk: int
+
+
+def sample_attention(ell: int, d_qk: int | None = None, *, beta: float = 1.0,
+                     y: float | None = None, random_state=None) -> AttentionSample:
+    r"""One softmax attention matrix of ℓ tokens and its linear Gaussian model.
+
+    Parameters
+    ----------
+    ell : int
+        Tokens ℓ ≥ 2.
+    d_qk : int, optional
+        Query/key width; or give ``y`` (d_qk = round(ℓ/y)). Default: ℓ.
+    beta : float
+        Inverse temperature, 0 < β ≤ 6.
+    random_state : int, numpy.random.Generator or None
+        The draw's source: Q, K, then Z.
+
+    Returns
+    -------
+    AttentionSample
+
+    Notes
+    -----
+    .. math:: Y^{lin} = (\beta S + \sqrt{\theta_1 - \theta_2}\,Z)/\sqrt\ell,\qquad
+              \theta_1 = e^{\beta^2} - 1,\ \theta_2 = \beta^2.
+    """
+    ell = integer(ell, "ell", 2)
+    b = check_beta(beta)
+    if d_qk is not None and y is not None:
+        raise ValueError("d_qk: give either d_qk or y, not both")
+    width = d_qk_of(ell, ratio(y)) if y is not None else \
+        ell if d_qk is None else integer(d_qk, "d_qk", 1)
+    rng = np.random.default_rng(random_state)
+    S = sample_scores(ell, width, rng).S
+    A = attention(S, b)
+    root = np.sqrt(ell)
+    t1, t2 = thetas(b)
+    linear = (b * S + np.sqrt(t1 - t2) * rng.standard_normal((ell, ell))) / root
+    return AttentionSample(S, A, root * (A - 1.0 / ell), linear, b, width)
