@@ -1,19 +1,20 @@
 """Root pytest configuration: mpmath's globals are restored, and the last BLAS-thread
-decision of ``derivations.parallel`` and the truth grid's shared seed-only results
-forgotten, after every test."""
+decision of ``attnge.parallel`` and the truth grid's shared seed-only results (in the run
+context) forgotten, after every test. The run context keeps the sweeps themselves across
+tests: a test that must not see another's draws runs in ``context.running(Context())``."""
 
 import mpmath
 import pytest
 
-from attnge import parallel, truth
+from attnge import context, parallel, truth
 
 
 @pytest.fixture(autouse=True)
 def _restore_globals():
     dps, pretty = mpmath.mp.dps, mpmath.mp.pretty
     parallel.reset()
-    truth.reset()
+    context.current().forget(truth.SEED_KIND)
     yield
     mpmath.mp.dps, mpmath.mp.pretty = dps, pretty
     parallel.reset()
-    truth.reset()
+    context.current().forget(truth.SEED_KIND)

@@ -35,7 +35,7 @@ from importlib.metadata import PackageNotFoundError, version
 try:
     __version__ = version("attnge")
 except PackageNotFoundError:  # running from a source tree that is not installed
-    __version__ = "0.1.0+src"
+    __version__ = "0.2.0+src"
 
 _PUBLIC = {
     "law": "attnge.numerics.laws", "Law": "attnge.numerics.laws",

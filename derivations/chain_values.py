@@ -13,11 +13,11 @@ from __future__ import annotations
 
 from attnge import evidence as ev
 from attnge import regimes as rg
-from attnge.params import Params
-from attnge.step import Table
 from attnge.exact_means import evaluate, untested
 from attnge.fits import BULK_POWERS, CLIP_TOP, K, limit_values, regimes
 from attnge.numerics.spectra import clipped_moments
+from attnge.params import Params
+from attnge.step import Table
 from attnge.theory import chain_means
 
 GAUSSIAN = ("Y_lin_Q", "Y_lin_f")
@@ -60,7 +60,7 @@ def values_table(sw: ev.Sweep, params: Params, model: str, shown: str) -> Table:
         ev.limit_row(table, f"m_{q}({shown}), bulk (top {clip} clipped), ell -> inf", sizes,
                      ev.per_size(sw, lambda m, q=q: clipped_moments(
                          m.spectra[model], K, min(clip, m.spectra[model].size - 1))[q - 1]),
-                     nu[q - 1], BULK_POWERS, regime=regime(q))
+                     ev.Extrapolation(nu[q - 1], BULK_POWERS), regime=regime(q))
     return table
 
 

@@ -17,16 +17,16 @@ from dataclasses import dataclass, field
 import mpmath as mp
 import sympy as sp
 
-from attnge.provenance import provenance
 from attnge.numerics import multi_head_law as mhl
 from attnge.numerics.limit_density import right_edge
+from attnge.provenance import provenance
 from attnge.theory import exponential as ex
+from attnge.theory import inputs, printing
 from attnge.theory import limit_law as ll
 from attnge.theory import multi_head as mh
 from attnge.theory import normalizer as nz
-from attnge.theory import printing
-from attnge.theory import inputs
 from attnge.theory.inputs import integer
+from attnge.theory.laws import describe
 from attnge.theory.symbols import beta, d_qk, ell, eps, exact, positive_beta
 
 FORMATS = ("md", "latex", "csv", "json")
@@ -212,7 +212,11 @@ def build_heads(betas: list[sp.Expr], heads: list[sp.Expr], gammas: dict, order:
                         add("theta2", t2)
                         add("noise_variance", sp.expand(t1 - t2))
                         for kind, name in (("attention", "head"), ("output", "output")):
-                            law = mh.law(kind, t1, t2, h, gk, gv, go, sharing)
+                            out = kind == "output"
+                            law = describe(beta=b, heads=int(h), gamma_k=gk, kind=kind,
+                                           gamma_v=gv if out else None,
+                                           gamma_o=go if out else None,
+                                           sharing=sharing).layered()
                             for k, m in enumerate(mh.moments(law, moments), start=1):
                                 add(f"{name}_moment", m, k)
                             with mp.workdps(digits + 10):

@@ -30,8 +30,8 @@ from fractions import Fraction
 import sympy as sp
 
 from attnge import coefficient_tables as tables
-from attnge.provenance import provenance
 from attnge.numerics import edge_bracket as eb
+from attnge.provenance import provenance
 from attnge.theory import certificates as ce
 from attnge.theory import multi_head as mh
 from attnge.theory.inputs import integer

@@ -22,15 +22,16 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 
 from attnge import regimes as rg
-from attnge.params import Params
-from attnge.step import INCONCLUSIVE, Table, fmt, pm, stouffer
 from attnge.numerics import stats
 from attnge.numerics.measure import RANK_RTOL, DrawMeasurement
 from attnge.numerics.outliers import tilt_tail
+from attnge.params import Params
+from attnge.step import INCONCLUSIVE, Table, fmt, pm, stouffer
 
 Sweep = dict[int, list[DrawMeasurement]]
 IDENTITY_TOL = 1e-10      # relative residual of an exact identity (float64 rounding)
@@ -58,18 +59,45 @@ def rate_table(title: str, params: Params, note: str = "", sizes=None,
                          "fitted slope", "predicted", "rule"], note=note)
 
 
-def rate_row(table: Table, label: str, params: Params, values: list[np.ndarray],
-             predicted: float, rule: str = "agree", tol: float = 0.1,
-             judged: bool = True, limit: float | None = None, sizes=None,
-             regime=None) -> stats.Rate:
-    """Add 'label: mean ± se per size, fitted slope ± se, predicted, rule' to a table.
+@dataclass(frozen=True)
+class Slope:
+    """The rule of a rate row: the fitted slope of the per-size means against ``predicted``.
 
-    ``limit``: the slope the rule compares with, when it is not the predicted one (a rule
-    weaker than the prediction, e.g. a bound that holds only for bounded norms).
+    ``rule``: "agree" (|slope − limit| within the width), "at least" or "at most"; the
+    width is the slope's t-quantile at RATE_Z plus ``tol``; ``limit``: the slope the rule
+    compares with, when it is not the predicted one (a rule weaker than the prediction,
+    e.g. a bound that holds only for bounded norms); ``judged`` False: shown, not judged.
+    """
+
+    predicted: float
+    rule: str = "agree"
+    tol: float = 0.1
+    judged: bool = True
+    limit: float | None = None
+
+
+@dataclass(frozen=True)
+class Extrapolation:
+    """The rule of a value row fitted to ℓ → ∞: m(ℓ) = m∞ + Σ b_k ℓ^{-p_k} (``powers``),
+    m∞ judged against ``predicted`` within VALUE_Z (``judged`` False: shown only);
+    ``scale``: what its ``detectable`` is relative to (default |predicted|)."""
+
+    predicted: float
+    powers: tuple[float, ...]
+    judged: bool = True
+    scale: float | None = None
+
+
+def rate_row(table: Table, label: str, params: Params, values: list[np.ndarray],
+             slope: Slope, sizes=None, regime=None) -> stats.Rate:
+    """Add 'label: mean ± se per size, fitted slope ± se, predicted, rule' to a table,
+    judged by ``slope``.
+
     ``regime`` (a ``derivations.regimes.Regime``): the slope is fitted on the largest sizes
     inside it (at least three; the others are shown, not fitted); with fewer, the row is
     INCONCLUSIVE and its rule says why and what would decide.
     """
+    predicted, rule, tol, judged = slope.predicted, slope.rule, slope.tol, slope.judged
     sizes = list(params.sizes if sizes is None else sizes)
     first = 0 if regime is None else regime.first()
     if first is None:
@@ -77,7 +105,7 @@ def rate_row(table: Table, label: str, params: Params, values: list[np.ndarray],
         table.add([label, *cells, "", fmt(predicted, 3),
                    f"not in its regime: {regime.why}; {regime.need_text}"], INCONCLUSIVE)
         return stats.Rate(float("nan"), float("nan"))
-    limit = predicted if limit is None else limit
+    limit = predicted if slope.limit is None else slope.limit
     cells = [f"{pm(*mean_se(v))} (not fitted)" for v in values[:first]]
     means, ses = [], []
     for v in values[first:]:
@@ -129,14 +157,13 @@ def rank_table(sweep: Sweep, key: str) -> Table:
                   f"s_1 (pass: <= {RANK_RTOL:g} at every draw; {SANITY})",
                   ["ell", "max over draws"])
     for ell in sorted(sweep):
-        worst = max(m.differences[key]["rest"] for m in sweep[ell])
+        worst = max(m.differences[key].rest for m in sweep[ell])
         table.add([ell, f"{worst:.2e}"], worst <= RANK_RTOL)
     return table
 
 
-def moment_rows(table: Table, sweep: Sweep, params: Params, a: str, b: str,
-                predicted: float, rule: str, tol: float, judged: bool = True,
-                limit: float | None = None, regime=None) -> None:
+def moment_rows(table: Table, sweep: Sweep, params: Params, a: str, b: str, slope: Slope,
+                regime=None) -> None:
     """|m_q(a) − m_q(b)|, q = 1..4, over the full spectrum and the bulk (top r removed);
     ``regime``: see :func:`rate_row`, or a function of q giving it."""
     for r in sorted({0, params.remove_top}):
@@ -144,8 +171,7 @@ def moment_rows(table: Table, sweep: Sweep, params: Params, a: str, b: str,
             values = per_size(sweep, lambda m, q=q, r=r:
                               abs(m.moments(a, r)[q - 1] - m.moments(b, r)[q - 1]))
             where = "full" if r == 0 else f"bulk (top {r} removed)"
-            rate_row(table, f"|m_{q}({a}) - m_{q}({b})|, {where}", params, values,
-                     predicted, rule, tol, judged, limit,
+            rate_row(table, f"|m_{q}({a}) - m_{q}({b})|, {where}", params, values, slope,
                      regime=regime(q) if callable(regime) else regime)
 
 
@@ -167,7 +193,7 @@ def moment_bound_table(sweep: Sweep, a: str, b: str, kind: str) -> Table:
                 diff = abs(m.moments(a)[q - 1] - m.moments(b)[q - 1])
                 d = m.differences[key]
                 if kind == "frobenius":
-                    bound = 2 * q * M ** (2 * q - 1) * d["frob"]
+                    bound = 2 * q * M ** (2 * q - 1) * d.frob
                 else:
                     bound = 2 * M ** (2 * q) / ell
                 worst = max(worst, diff / bound)
@@ -309,14 +335,13 @@ def rank_one_tables(sweep: Sweep, params: Params, a: str, b: str, shown: tuple[s
     # carry E f(S)² (at d_qk ≤ 4β² that mean is infinite, and no size does)
     tails = rg.tails(params.beta, params.y, list(params.sizes))
     rate_row(norms, f"||{diff}||_F / sqrt(ell)", params,
-             per_size(sweep, lambda m: m.differences[key]["frob"]), -0.5, "agree",
-             regime=tails)
+             per_size(sweep, lambda m: m.differences[key].frob), Slope(-0.5), regime=tails)
     rate_row(norms, f"||{diff}|| (= {operator_meaning}, does not shrink)", params,
-             per_size(sweep, lambda m: m.differences[key]["op"]), 0.0, "agree", regime=tails)
+             per_size(sweep, lambda m: m.differences[key].op), Slope(0.0), regime=tails)
     moments = rate_table("Moment differences (rank-one bound 2 M^2q / ell: slope -1 while "
                          "the norm M stays bounded; judged against -1/2, since outliers "
                          "move M at moderate ell)", params)
-    moment_rows(moments, sweep, params, a, b, -1.0, "at most", 0.1, limit=-0.5,
+    moment_rows(moments, sweep, params, a, b, Slope(-1.0, "at most", 0.1, limit=-0.5),
                 regime=rg.both(rg.mass(params.beta, params.y, list(params.sizes)), tails))
     return (rank_table(sweep, key), norms, moment_bound_table(sweep, a, b, "rank"),
             moments)
@@ -367,15 +392,15 @@ def extrapolated(sizes, values: list[np.ndarray], powers: tuple[float, ...]) -> 
                              powers[:max(1, len(sizes) - 2)])
 
 
-def limit_row(table: Table, label: str, sizes, values: list[np.ndarray], predicted: float,
-              powers: tuple[float, ...], judged: bool = True,
-              scale: float | None = None, regime=None) -> stats.Limit | None:
-    """Fit the ℓ → ∞ value of ``values`` and judge it against ``predicted``.
+def limit_row(table: Table, label: str, sizes, values: list[np.ndarray],
+              target: Extrapolation, regime=None) -> stats.Limit | None:
+    """Fit the ℓ → ∞ value of ``values`` and judge it by ``target``.
 
     ``regime`` (a ``derivations.regimes.Regime``): the fit takes the largest sizes inside it
     (at least three); with fewer, the row is INCONCLUSIVE, says why and what would decide,
     and None is returned.
     """
+    predicted = target.predicted
     if regime is not None:
         first = regime.first()
         if first is None:
@@ -393,9 +418,9 @@ def limit_row(table: Table, label: str, sizes, values: list[np.ndarray], predict
                + ", ".join(map(str, bad)))
         table.add([label, "", fmt(predicted, 8), "", why, ""], INCONCLUSIVE)
         return None
-    limit = extrapolated(sizes, values, powers)
+    limit = extrapolated(sizes, values, target.powers)
     value_row(table, label, limit.value, limit.se, limit.dof, predicted, fit_text(limit),
-              judged, scale)
+              target.judged, target.scale)
     return limit
 
 

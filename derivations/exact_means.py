@@ -3,7 +3,7 @@ them at (the heavy tails of e^{pβS} need d_qk and enough scores)."""
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 
 import mpmath as mp
 import sympy as sp
@@ -27,7 +27,7 @@ def untested(p: int, params: Params, scores: bool = True) -> list[str | None]:
             if scores else None for L in params.sizes]
 
 
-@lru_cache(maxsize=None)
+@cache
 def _mpmath_function(expr: sp.Expr):
     return sp.lambdify((beta, ell, d_qk), expr, "mpmath")
 

@@ -110,13 +110,13 @@ def rates_table(params: Params, law: dict, nu: np.ndarray, edge: float, shown: s
         for q in range(1, K + 1):
             ev.rate_row(rates, f"|m_{q}({label}) - m_{q}(nu)|, {where}", params,
                         [np.array([abs(d.moments(K, r)[q - 1] - nu[q - 1]) for d in law[ell]])
-                         for ell in sizes], MOMENT_SLOPE, "at most", 0.1, sizes=sizes,
+                         for ell in sizes], ev.Slope(MOMENT_SLOPE, "at most", 0.1), sizes=sizes,
                         regime=regime)
     r = top if edge_cut is None else edge_cut
     ev.rate_row(rates, f"|lambda_{r + 1}({label}) - E| (bulk edge)", params,
                 [np.array([abs(d.eigs[min(r, d.eigs.size - 1)] - edge) for d in law[ell]])
-                 for ell in sizes],
-                EDGE_SLOPE, "at most", 0.2, sizes=sizes, regime=regime)
+                 for ell in sizes], ev.Slope(EDGE_SLOPE, "at most", 0.2), sizes=sizes,
+                regime=regime)
     return rates
 
 

@@ -11,10 +11,8 @@ d_O = h d_V (the model width of a transformer whose heads split it).
 
 from __future__ import annotations
 
-from functools import lru_cache
-
 from attnge import ledger_draws, parallel
-from attnge.params import Params
+from attnge.context import current
 from attnge.numerics.measure import require_memory
 from attnge.numerics.multi_head import (
     Shape,
@@ -22,6 +20,7 @@ from attnge.numerics.multi_head import (
     measure_output_draw,
     require_output_memory,
 )
+from attnge.params import Params
 
 HEADS_SMALLEST = 50         # the smallest n (its fits hold from n/2 = 25)
 LAW_DRAWS_MAX = 512
@@ -101,13 +100,14 @@ def validate_law(params: Params) -> None:
         ledger_draws.validate_law(params)
 
 
-@lru_cache(maxsize=2)
 def _attention(beta: float, sizes: tuple[int, ...], counts: tuple[int, ...], seed: int,
                d_k: tuple[int, ...], heads: int, shared_key: bool) -> dict[int, list]:
+    """The draws of h heads, measured once per run context."""
     stream = f"law-h{heads}" + ("-mqa" if shared_key else "")   # none shared with limit-law
     tasks = [(n, d, beta, seed, k, heads, shared_key, stream)
              for n, c, d in zip(sizes, counts, d_k) for k in range(c)]
-    return ledger_draws._by_size(measure_heads_draw, tasks)
+    return current().sweep(("heads", beta, sizes, counts, seed, d_k, heads, shared_key),
+                           lambda: ledger_draws._by_size(measure_heads_draw, tasks))
 
 
 def law_sweep(params: Params) -> dict[int, list]:
@@ -130,8 +130,12 @@ def mqa_sweep(params: Params) -> dict[int, list]:
                       tuple(params.d_qk(n) for n in sizes), params.heads, True)
 
 
-@lru_cache(maxsize=2)
 def _outputs(params: Params) -> dict[str, dict[int, list]]:
+    """The layer's draws, measured once per run context."""
+    return current().sweep(("outputs", params), lambda: _measure_outputs(params))
+
+
+def _measure_outputs(params: Params) -> dict[str, dict[int, list]]:
     sizes = small_sizes(params)
     tasks = [(output_shape(params, n, sharing), params.beta, params.seed, k, sharing,
               sharing == "kv")

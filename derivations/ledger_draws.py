@@ -7,12 +7,11 @@ limit-law, not-Marchenko-Pastur and Perron value checks read the law draws (stre
 
 from __future__ import annotations
 
-from functools import lru_cache
-
 from attnge import parallel
-from attnge.params import Params
+from attnge.context import current
 from attnge.numerics.law_draws import LawDraw, measure_law_draw
 from attnge.numerics.measure import MATRICES_PER_DRAW, DrawMeasurement, measure_draw, require_memory
+from attnge.params import Params
 
 LAW_DRAWS_MAX = 1024
 LAW_FACTOR, LAW_POWER = 3, 1.25
@@ -38,11 +37,13 @@ def _by_size(fn, tasks: list[tuple]) -> dict[int, list]:
     return out
 
 
-@lru_cache(maxsize=2)
 def _sweep(beta: float, y: float, sizes: tuple[int, ...], draws: int, seed: int,
            d_qk: tuple[int, ...]) -> dict[int, list[DrawMeasurement]]:
-    return _by_size(measure_draw, [(ell, d, beta, seed, k) for ell, d in zip(sizes, d_qk)
-                                   for k in range(draws)])
+    """The chain draws, measured once per run context."""
+    return current().sweep(
+        ("chain", beta, y, sizes, draws, seed, d_qk),
+        lambda: _by_size(measure_draw, [(ell, d, beta, seed, k) for ell, d in zip(sizes, d_qk)
+                                        for k in range(draws)]))
 
 
 def chain_sweep(params: Params) -> dict[int, list[DrawMeasurement]]:
@@ -84,12 +85,15 @@ def _as_law_draw(m: DrawMeasurement) -> LawDraw:
     return LawDraw(m.ell, m.spectra["M0"], m.perron["s1(A)"], m.perron["||A||_F^2"])
 
 
-@lru_cache(maxsize=2)
 def _law(beta: float, sizes: tuple[int, ...], counts: tuple[int, ...], seed: int,
          d_qk: tuple[int, ...]) -> dict[int, list[LawDraw]]:
-    out = _by_size(measure_law_draw, [(ell, d, beta, seed, k) for ell, n, d in
-                                      zip(sizes, counts, d_qk) for k in range(n)])
-    return {ell: out.get(ell, []) for ell in sizes}
+    """The law draws beyond the chain's, measured once per run context."""
+    def measure() -> dict[int, list[LawDraw]]:
+        out = _by_size(measure_law_draw, [(ell, d, beta, seed, k) for ell, n, d in
+                                          zip(sizes, counts, d_qk) for k in range(n)])
+        return {ell: out.get(ell, []) for ell in sizes}
+
+    return current().sweep(("law", beta, sizes, counts, seed, d_qk), measure)
 
 
 def law_sweep(params: Params) -> dict[int, list[LawDraw]]:

@@ -23,10 +23,15 @@ import sympy as sp
 from attnge import parallel
 from attnge.numerics import multi_head_law as mhl
 from attnge.numerics import spectra
-from attnge.numerics.multi_head import Shape, measure_output_draw, relative_w1, require_output_memory
-from attnge.theory import limit_law as ll
+from attnge.numerics.multi_head import (
+    Shape,
+    measure_output_draw,
+    relative_w1,
+    require_output_memory,
+)
 from attnge.theory import multi_head as mh
 from attnge.theory.inputs import integer
+from attnge.theory.laws import describe
 from attnge.theory.symbols import positive_beta
 
 STREAM = "mha"
@@ -107,13 +112,12 @@ def layer_shape(preset: str | None = None, n=None, d=None, heads=None, kv_heads=
 
 def output_law(shape: Shape, beta) -> tuple[mh.Law, mh.Law]:
     """(stated, matrix) output laws at the layer's ratios (exact rationals)."""
-    t1, t2 = ll.from_beta(positive_beta(beta))
-    gk = sp.Rational(shape.heads * shape.d_k, shape.n)
-    gv = sp.Rational(shape.heads * shape.d_v, shape.n)
-    go = sp.Rational(shape.d_o, shape.n)
-    law_sharing = "kv" if shape.sharing == "kv" else "none"
-    return tuple(mh.law("output", t1, t2, shape.heads, gk, gv, go, law_sharing, route)
-                 for route in mh.ROUTES)
+    law = describe(beta=beta, heads=shape.heads, kind="output",
+                   gamma_k=sp.Rational(shape.heads * shape.d_k, shape.n),
+                   gamma_v=sp.Rational(shape.heads * shape.d_v, shape.n),
+                   gamma_o=sp.Rational(shape.d_o, shape.n),
+                   sharing="kv" if shape.sharing == "kv" else "none")
+    return tuple(law.layered(route) for route in mh.ROUTES)
 
 
 @dataclass

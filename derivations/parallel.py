@@ -24,16 +24,13 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 
+from attnge.context import current
 from attnge.theory.inputs import integer
 
 EXTRA = "pip install 'attnge[dask]'"
 ONE_THREAD = {name: "1" for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS",
                                      "MKL_NUM_THREADS")}
 """The environment of every local worker: BLAS on one thread (one task per core)."""
-
-_client = None
-_local_workers = 1
-
 
 def validate(workers: int | None, scheduler: str | None) -> tuple[int | None, str | None]:
     """The checked ``workers`` (1 to the cores of this machine) and ``scheduler`` (an
@@ -50,8 +47,8 @@ def validate(workers: int | None, scheduler: str | None) -> tuple[int | None, st
 
 def concurrent_draws() -> int:
     """How many draws run at once on this machine: the local workers (1 in process or
-    when the workers are another cluster's)."""
-    return _local_workers
+    when the workers are another cluster's), as the run context records them."""
+    return current().local_workers
 
 
 @contextmanager
@@ -64,9 +61,9 @@ def cluster(workers: int | None = None, scheduler: str | None = None,
     machines; start its workers with ``--nthreads 1`` and ``OPENBLAS_NUM_THREADS=1`` for
     numbers identical to a local run); neither: everything in this process. ``check``
     (e.g. the memory guard) runs before any local worker starts, with
-    :func:`concurrent_draws` already counting them, where there is more than one.
+    :func:`concurrent_draws` already counting them, where there is more than one. The
+    client lives in the run context (``attnge.context.current()``) for the block.
     """
-    global _client, _local_workers
     workers, scheduler = validate(workers, scheduler)
     if workers is None and scheduler is None:
         yield
@@ -76,30 +73,31 @@ def cluster(workers: int | None = None, scheduler: str | None = None,
     except ImportError:
         name = "scheduler" if scheduler is not None else "workers"
         raise ValueError(f"{name}: needs Dask distributed ({EXTRA})") from None
-    saved = _client, _local_workers
-    _local_workers = workers or 1
+    ctx = current()
+    saved = ctx.client, ctx.local_workers
+    ctx.local_workers = workers or 1
     try:
-        if check is not None and _local_workers > 1:
+        if check is not None and ctx.local_workers > 1:
             check()
         local = None
         if scheduler is not None:
             try:
-                _client = distributed.Client(scheduler, timeout="20s")
+                ctx.client = distributed.Client(scheduler, timeout="20s")
             except (OSError, TimeoutError, ValueError) as err:
                 raise ValueError(f"scheduler: cannot connect to {scheduler} ({err})") from None
         else:
             local = distributed.LocalCluster(n_workers=workers, threads_per_worker=1,
                                              processes=True, dashboard_address=None,
                                              env=ONE_THREAD)
-            _client = distributed.Client(local)
+            ctx.client = distributed.Client(local)
         try:
             yield
         finally:
-            _client.close()
+            ctx.client.close()
             if local is not None:
                 local.close()
     finally:
-        _client, _local_workers = saved
+        ctx.client, ctx.local_workers = saved
 
 
 def cores() -> int:
@@ -174,7 +172,8 @@ def measured(fn: Callable, tasks: Sequence[tuple]) -> Iterator[tuple[int, object
     """(i, fn(*tasks[i])) for every task: in order in this process, as they finish on Dask
     (one task a draw; ``fn`` and its results travel by pickle). In this process each draw
     runs under :func:`blas_limited`."""
-    if _client is None:
+    client = current().client
+    if client is None:
         for i, args in enumerate(tasks):
             with blas_limited():
                 result = fn(*args)
@@ -182,7 +181,7 @@ def measured(fn: Callable, tasks: Sequence[tuple]) -> Iterator[tuple[int, object
         return
     import distributed
 
-    futures = [_client.submit(fn, *args, pure=False) for args in tasks]
+    futures = [client.submit(fn, *args, pure=False) for args in tasks]
     index = {future.key: i for i, future in enumerate(futures)}
     for future in distributed.as_completed(futures):
         yield index[future.key], future.result()

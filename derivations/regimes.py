@@ -52,7 +52,12 @@ from scipy.stats import poisson
 from attnge.numerics import stats
 from attnge.numerics.multi_head_law import edge_stieltjes, entry_for_location, outlier_threshold
 from attnge.numerics.normalizer_error import local_slope
-from attnge.numerics.outliers import expected_entries_above, expected_long, partners_per_entry, tilt_tail
+from attnge.numerics.outliers import (
+    expected_entries_above,
+    expected_long,
+    partners_per_entry,
+    tilt_tail,
+)
 from attnge.numerics.softmax_mass import expected_mass_difference
 from attnge.theory import exponential as ex
 from attnge.theory import multi_head as mh
@@ -291,8 +296,9 @@ def bulk(beta: float, y: float, sizes: Sequence[int], base: int,
                           f"{100 * share:g}% of the spectrum below ell = {sizes[first]}",
                           sizes[first], beta), r
     counts = ", ".join(f"{expected_outliers(beta, y, ell, heads):.3g}" for ell in sizes)
-    fits = lambda ell: max(cut(beta, y, v, base, heads) for v in (ell, 2 * ell, 4 * ell)) \
-        <= share * ell
+    def fits(ell):
+        return max(cut(beta, y, v, base, heads) for v in (ell, 2 * ell, 4 * ell)) \
+            <= share * ell
     found = next((ell for ell in _doubling(max(sizes)) if fits(ell)), None)
     return Regime((False,) * len(sizes), f"the predicted outliers ({counts} expected at ell = "
                   f"{', '.join(map(str, sizes))}) fill more than {100 * share:g}% of the "

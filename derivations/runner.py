@@ -6,6 +6,7 @@ import time
 from dataclasses import dataclass, field
 
 from attnge import ledger
+from attnge.context import Context, running
 from attnge.params import DEFAULT_SIZES, Params
 from attnge.provenance import provenance
 from attnge.step import Step, Table, tex
@@ -44,8 +45,13 @@ def validate(steps: list[Step], params: Params) -> None:
         step.validate(params)
 
 
-def run(steps: list[Step], params: Params, progress=None) -> Run:
-    """Run the steps in order; ``progress(i, n, step_id)`` is called before each."""
+def run(steps: list[Step], params: Params, progress=None, context: Context | None = None
+        ) -> Run:
+    """Run the steps in order; ``progress(i, n, step_id)`` is called before each. The draws
+    are measured and shared in ``context`` (default: the one in use, ``context.current()``)."""
+    if context is not None:
+        with running(context):
+            return run(steps, params, progress)
     validate(steps, params)
     out = Run(params)
     start = time.perf_counter()
@@ -69,7 +75,7 @@ def run(steps: list[Step], params: Params, progress=None) -> Run:
 
 def verify(steps: str | list[str] | None = None, *, beta: object = 1.0, y: object = 1.0,
            sizes: object = None, draws: int = 8, seed: int = 0, remove_top: int = 3,
-           heads: int = 2, progress=None) -> Run:
+           heads: int = 2, progress=None, context: Context | None = None) -> Run:
     """Run proof steps of the ledger at the given parameters and return their evidence.
 
     Parameters
@@ -86,6 +92,9 @@ def verify(steps: str | list[str] | None = None, *, beta: object = 1.0, y: objec
         multi-head steps.
     progress : callable, optional
         ``progress(i, n, step_id)`` before each step.
+    context : attnge.context.Context, optional
+        Where the draws run and are kept (default: the one in use, whose sweeps earlier
+        runs at the same parameters share); ``Context()`` for a run that shares nothing.
 
     Returns
     -------
@@ -95,10 +104,10 @@ def verify(steps: str | list[str] | None = None, *, beta: object = 1.0, y: objec
     Notes
     -----
     Draws run in this process; inside ``attnge.parallel.cluster(workers, scheduler)`` they
-    run on a Dask cluster, with the same numbers.
+    run on a Dask cluster (its client held by the run context), with the same numbers.
     """
     ids = ",".join(steps) if isinstance(steps, (list, tuple)) else steps
     chosen = ledger.select(ids)
     params = Params(beta=beta, y=y, sizes=DEFAULT_SIZES if sizes is None else tuple(sizes),
                     draws=draws, seed=seed, remove_top=remove_top, heads=heads)
-    return run(chosen, params, progress)
+    return run(chosen, params, progress, context)

@@ -22,11 +22,12 @@ import sys
 import time
 from pathlib import Path
 
-from attnge.ledger import STEPS
-from attnge.params import DEFAULT_SIZES, Params, parse_sizes
-from attnge.output.files import write_atomic
-from attnge.step import INCONCLUSIVE, Step
 from attnge.coefficient_tables import parse_list
+from attnge.context import current
+from attnge.ledger import STEPS
+from attnge.output.files import write_atomic
+from attnge.params import DEFAULT_SIZES, Params, parse_sizes
+from attnge.step import INCONCLUSIVE, Step
 from attnge.theory import inputs
 
 STORE = "truth.jsonl"
@@ -35,12 +36,8 @@ TEXT_MAX = 400
 SEED_ONLY = ("threshold",)
 """Steps whose check reads the seed only (the threshold sweeps fix their own temperatures,
 orders and sizes): measured once per seed in a process and shared by its cells."""
-_seed_only: dict[tuple[str, int], dict] = {}
-
-
-def reset() -> None:
-    """Forget the shared results of the seed-only steps."""
-    _seed_only.clear()
+SEED_KIND = "seed-only"
+"""Their results live in the run context (``attnge.context``) under ("seed-only", step, seed)."""
 
 
 def _row_text(row: list) -> str:
@@ -85,9 +82,8 @@ def cell(beta: float, y: float, sizes: tuple[int, ...], draws: int, heads: int,
     results = {}
     for step in steps or STEPS:
         if step.id in SEED_ONLY:
-            if (step.id, seed) not in _seed_only:
-                _seed_only[(step.id, seed)] = step_result(step, params)
-            results[step.id] = _seed_only[(step.id, seed)]
+            results[step.id] = current().sweep((SEED_KIND, step.id, seed),
+                                               lambda step=step: step_result(step, params))
         else:
             results[step.id] = step_result(step, params)
     return {**key, "steps": results, "seconds": round(time.perf_counter() - start, 1)}

@@ -38,8 +38,8 @@ import numpy as np
 
 from attnge.numerics.sampling import ScoreDraw, attention, normalizer
 from attnge.numerics.spectra import row_gram
-from attnge.theory.inputs import positive
 from attnge.theory.exponential import f_values, thetas
+from attnge.theory.inputs import positive
 from attnge.theory.linear_model import c_of_K, sigma_f, sigma_G
 
 __all__ = [

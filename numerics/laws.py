@@ -292,7 +292,7 @@ class Law:
 
     # -- moments -------------------------------------------------------------------------
 
-    @functools.lru_cache(maxsize=None)  # noqa: B019 (one law object per description)
+    @functools.cache  # noqa: B019 (one law object per description)
     def _moments(self, K: int) -> tuple:
         return tuple(self.description.moments(K))
 

@@ -13,7 +13,13 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from attnge.numerics import spectra
-from attnge.numerics.chain import MODEL_KEYS, chain_diagonals, gaussian_models, key_gram, score_models
+from attnge.numerics.chain import (
+    MODEL_KEYS,
+    chain_diagonals,
+    gaussian_models,
+    key_gram,
+    score_models,
+)
 from attnge.numerics.sampling import attention, draw_rng, sample_scores
 from attnge.numerics.spike_norm import krylov_norm
 from attnge.theory.exponential import thetas
@@ -33,6 +39,18 @@ TOP_ENTRIES = 8             # largest entries of M0 (distinct rows and columns) 
 
 
 @dataclass
+class Difference:
+    """The difference of two consecutive models of the chain on one draw: ``op`` = s₁,
+    ``frob`` = ‖A − B‖_F/√ℓ, ``rest`` = the part beyond s₁ relative to it, and ``bound``
+    (M0 → Y only) = max_i |1/D_ii − 1|, the operator-norm bound's factor."""
+
+    op: float
+    frob: float
+    rest: float
+    bound: float | None = None
+
+
+@dataclass
 class DrawMeasurement:
     """Numbers measured on one draw at one size (see ``measure_draw``)."""
 
@@ -40,7 +58,7 @@ class DrawMeasurement:
     d_qk: int
     spectra: dict[str, np.ndarray]                     # model → s² sorted descending
     identities: dict[str, float]                       # name → relative residual
-    differences: dict[str, dict[str, float]]           # "A->B" → {op, frob, rest, ...}
+    differences: dict[str, Difference]                 # "A->B" → its Difference
     statistics: dict[str, tuple[float, float]] = field(default_factory=dict)  # (value, var)
     perron: dict[str, float] = field(default_factory=dict)
     top_entries: np.ndarray = field(default_factory=lambda: np.zeros(0))
@@ -88,7 +106,7 @@ def _residual(reference: np.ndarray, approximation: np.ndarray) -> float:
                  / max(-reference.min(), reference.max()))
 
 
-def _difference(A: np.ndarray, B: np.ndarray, rtol: float) -> dict[str, float]:
+def _difference(A: np.ndarray, B: np.ndarray, rtol: float) -> Difference:
     """op = s₁(A − B) (Lanczos), frob = ‖A − B‖_F/√ℓ and the rest beyond s₁ relative to it,
 
     .. math:: \\text{rest} = \\sqrt{\\|A - B\\|_F^2 - s_1^2}\\,/\\,s_1
@@ -99,10 +117,10 @@ def _difference(A: np.ndarray, B: np.ndarray, rtol: float) -> dict[str, float]:
     diff = A - B
     frob2 = float(np.einsum("ij,ij->", diff, diff))
     if frob2 == 0.0:                                   # A = B: nothing for Lanczos to find
-        return {"op": 0.0, "frob": 0.0, "rest": 0.0}
+        return Difference(0.0, 0.0, 0.0)
     op = float(spectra.top_singular_values(diff, 1, rtol)[0])
     rest = np.sqrt(max(frob2 - op * op, 0.0)) / op if op > 0 else 0.0
-    return {"op": op, "frob": float(np.sqrt(frob2 / A.shape[0])), "rest": float(rest)}
+    return Difference(op, float(np.sqrt(frob2 / A.shape[0])), float(rest))
 
 
 def largest_entries(M: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -195,12 +213,12 @@ def measure_draw(ell: int, d_qk: int, beta: float, seed: int, draw: int,
             statistics["projection on c"] = _mean_var((M @ c) * (root / norm_c**2))
         visit(key, M)
         if key == "Y":
-            differences["M0->Y"]["bound"] = float(np.max(np.abs(1 / D - 1))
+            differences["M0->Y"].bound = float(np.max(np.abs(1 / D - 1))
                                                   * np.sqrt(spec["Y"][0]))
         del M
     perron["s1(A_perp)"] = float(np.sqrt(spec["M0"][0] / ell))
-    identities["||Y - Y^f|| = ||D - 1||"] = abs(differences["Y->Y_f"]["op"] - norm_D) / norm_D
-    identities["||Y^f - Y^Q|| = ||c||"] = abs(differences["Y_f->Y_Q"]["op"] - norm_c) / norm_c
+    identities["||Y - Y^f|| = ||D - 1||"] = abs(differences["Y->Y_f"].op - norm_D) / norm_D
+    identities["||Y^f - Y^Q|| = ||c||"] = abs(differences["Y_f->Y_Q"].op - norm_c) / norm_c
     statistics["||D - 1||^2"] = (norm_D**2, 0.0)
     statistics["||c||^2"] = (norm_c**2, 0.0)
 

@@ -373,12 +373,12 @@ def _curve(law: _Law, zeta) -> list:
             Nu, Du = _polyadd([(s - 1) * v for v in Du], Nu), [s * v for v in Du]
     relation = _base_relation(len(law.poly) - 1)
     p = list(law.poly) + [mp.zero] * (3 - len(law.poly))
-    I, J = max(i for i, _ in relation), max(j for _, j in relation)
+    top_i, top_j = max(i for i, _ in relation), max(j for _, j in relation)
     G_num, G_den = [-v for v in _polymul(Nu, Dz)], _polymul(Du, Nz)   # G = -u/zeta
     out = [mp.zero]
     for (i, j), coeff in relation.items():
-        term = _polymul(_polypow(G_num, i), _polypow(G_den, I - i))
-        term = _polymul(term, _polymul(_polypow(Nz, j), _polypow(Dz, J - j)))
+        term = _polymul(_polypow(G_num, i), _polypow(G_den, top_i - i))
+        term = _polymul(term, _polymul(_polypow(Nz, j), _polypow(Dz, top_j - j)))
         out = _polyadd(out, [coeff(*p, law.ratio) * v for v in term])
     while len(out) > 1 and out[0] == 0:     # g = 0 solves a cleared denominator, not the law
         out = out[1:]

@@ -37,7 +37,8 @@ def leading_terms(beta: float, ell: int, d_qk: int) -> tuple[mp.mpf, mp.mpf]:
     """
     with mp.workdps(DPS):
         b2 = mp.mpf(beta) ** 2
-        E = lambda t, c: _chi2_mgf(t, d_qk) * mp.exp(c)          # E e^{tv + c}
+        def E(t, c):
+            return _chi2_mgf(t, d_qk) * mp.exp(c)          # E e^{tv + c}
         # (1/μ − 1)² = e^{−β²(v−1)} − 2e^{−β²(v−1)/2} + 1,  σ² = e^{β²(2v−1)} − e^{β²(v−1)}
         spread = mp.mpf(0)
         for t1, c1, s1 in ((-b2, b2, 1), (-b2 / 2, b2 / 2, -2), (0, 0, 1)):

@@ -65,7 +65,8 @@ def partners_per_entry(a: float, ell: int, d_qk: int, beta: float) -> float:
     in the row and column of an entry above a (τ, v as for ``score_tail``)."""
     with mp.workdps(DPS):
         t = _tau(a, ell, beta)
-        tail = lambda v: mp.erfc(t / mp.sqrt(2 * v)) / 2
+        def tail(v):
+            return mp.erfc(t / mp.sqrt(2 * v)) / 2
         one = chi2_integral(tail, d_qk, DPS)
         if one == 0:
             return 0.0

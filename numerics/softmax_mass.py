@@ -85,6 +85,9 @@ def chi2_nodes(d: int, n: int = 12) -> tuple[np.ndarray, np.ndarray]:
 
     v = x/k with x ~ Gamma(k), k = d/2: the Jacobi matrix of the weight x^{k−1}e^{−x} has
     diagonal 2i + k and off-diagonal √(i(i + k − 1)); exact for polynomials of degree < 2n.
+    Kept by hand on purpose: ``scipy.special.roots_genlaguerre`` returns the weights
+    unnormalised, which sum to Γ(k) and overflow from d ≈ 340 on (d_qk reaches thousands
+    here); the eigenvectors give them normalised.
     """
     k = d / 2
     i = np.arange(n)

@@ -273,7 +273,9 @@ def operator_norm(M: np.ndarray) -> float:
 
     Notes
     -----
-    .. math:: \\|M\\| = \\sqrt{\\lambda_{max}(W)}, \\quad W \\text{ the Gram matrix of the smaller side.}
+    .. math:: \\|M\\| = \\sqrt{\\lambda_{max}(W)},
+
+    W the Gram matrix of the smaller side.
 
     Examples
     --------

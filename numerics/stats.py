@@ -261,8 +261,9 @@ def extrapolate(sizes, means, variances, dofs, powers: tuple[float, ...] = (1.0,
 
     Notes
     -----
-    m∞ = Σ_ℓ c_ℓ m̄_ℓ is linear in the size means (weights 1/var), so
-    Var m∞ = Σ c_ℓ² var_ℓ and its dof is (Σ a_ℓ)²/Σ (a_ℓ²/ν_ℓ), a_ℓ = c_ℓ² var_ℓ.
+    The fit is ``numpy.linalg.lstsq`` of the rows scaled by 1/se. m∞ = Σ_ℓ c_ℓ m̄_ℓ is linear
+    in the size means (c the first row of the scaled design's pseudo-inverse, times 1/se),
+    so Var m∞ = Σ c_ℓ² var_ℓ and its dof is (Σ a_ℓ)²/Σ (a_ℓ²/ν_ℓ), a_ℓ = c_ℓ² var_ℓ.
     """
     x = np.asarray(sizes, dtype=float)
     m = np.asarray(means, dtype=float)
@@ -274,9 +275,9 @@ def extrapolate(sizes, means, variances, dofs, powers: tuple[float, ...] = (1.0,
         raise ValueError("variances must be positive (every size needs a standard error)")
     X = np.column_stack([np.ones_like(x)] + [x ** -p for p in powers])
     w = 1 / var
-    cov = np.linalg.inv(X.T @ (w[:, None] * X))
-    coef = cov @ (X.T @ (w * m))
-    c = (cov @ (X.T * w))[0]                      # m∞ = c · m̄
+    root = np.sqrt(w)
+    coef = np.linalg.lstsq(X * root[:, None], m * root, rcond=None)[0]
+    c = np.linalg.pinv(X * root[:, None])[0] * root   # m∞ = c · m̄
     resid = m - X @ coef
     chi2 = float(np.sum(w * resid**2))
     fit_dof = int(x.size - X.shape[1])
@@ -284,5 +285,5 @@ def extrapolate(sizes, means, variances, dofs, powers: tuple[float, ...] = (1.0,
     a = c**2 * var
     nu = np.asarray(dofs, dtype=float)
     dof = float(np.sum(a) ** 2 / np.sum(a**2 / nu)) if np.all(np.isfinite(nu)) else math.inf
-    return Limit(float(coef[0]), float(math.sqrt(cov[0, 0] * inflate)), dof, chi2, fit_dof,
+    return Limit(float(coef[0]), float(math.sqrt(np.sum(a) * inflate)), dof, chi2, fit_dof,
                  tuple(powers))

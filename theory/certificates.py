@@ -15,7 +15,8 @@ r"""Claims proved in exact rational arithmetic (docs/math.md §8).
 
 Examples
 --------
->>> from fractions import Fraction
+>>> from decimal import ROUND_CEILING, ROUND_FLOOR, Context, Decimal
+from fractions import Fraction
 >>> lo, hi = exp_bounds(Fraction(1), 20)          # e to 20 digits, rounded outward
 >>> decimal_down(lo, 20), decimal_up(hi, 20)      # e = 2.71828182845904523536...
 ('2.7182818284590452353', '2.7182818284590452354')
@@ -25,6 +26,7 @@ Examples
 
 from __future__ import annotations
 
+from decimal import ROUND_CEILING, ROUND_FLOOR, Context, Decimal
 from fractions import Fraction
 from math import ceil, floor, isqrt
 
@@ -32,6 +34,7 @@ import sympy
 
 from attnge.theory import multi_head as mh
 from attnge.theory.inputs import integer
+from attnge.theory.laws import Description
 
 THETA1 = sympy.Symbol("theta1", positive=True)
 """θ₁ as a symbol in the laws whose edges are enclosed (its value comes as an interval)."""
@@ -115,21 +118,15 @@ def decimal_up(value: Fraction, digits: int) -> str:
 
 
 def _decimal(value: Fraction, digits: int, down: bool) -> str:
+    """``value`` rounded outward (toward −∞ if ``down``, else +∞) to ``digits`` significant
+    digits, in plain notation: ``decimal``'s division is correctly rounded in either
+    direction, and the quantize pads the trailing zeros."""
     if value == 0:
         return "0"
-    size = len(str(abs(value.numerator) // abs(value.denominator)))
-    if abs(value) < 1:   # count the leading zeros after the point
-        size = 1 - len(str(abs(value.denominator) // abs(value.numerator)))
-    shift = digits - size
-    scaled = value * Fraction(10) ** shift
-    whole = scaled.numerator // scaled.denominator   # floor
-    if not down and whole != scaled:
-        whole += 1
-    sign, text = ("-", str(-whole)) if whole < 0 else ("", str(whole))
-    if shift <= 0:
-        return sign + text + "0" * -shift
-    text = text.rjust(shift + 1, "0")
-    return f"{sign}{text[:-shift]}.{text[-shift:]}"
+    context = Context(prec=digits, rounding=ROUND_FLOOR if down else ROUND_CEILING)
+    rounded = context.divide(Decimal(value.numerator), Decimal(value.denominator))
+    exponent = Decimal(1).scaleb(rounded.adjusted() - digits + 1)
+    return f"{rounded.quantize(exponent, context=Context(prec=digits + 1)):f}"
 
 
 # ---------------------------------------------------------------------------
@@ -188,8 +185,10 @@ def law_of(spec: dict, t1, t2, route: str) -> mh.Law:
     """The law of a cell's ``spec`` at θ₁ = ``t1`` (a number or :data:`THETA1`), θ₂ = ``t2``."""
     given = {k: None if spec.get(k) is None else sympy.Rational(str(spec[k]))
              for k in ("heads", "gamma_k", "gamma_v", "gamma_o")}
-    return mh.law(spec["kind"], t1, t2, given["heads"], given["gamma_k"], given["gamma_v"],
-                  given["gamma_o"], spec.get("sharing", "none"), route)
+    # the one law description (theory.laws), built directly: θ₁ may be a symbol here
+    return Description(spec["kind"], t1, t2, given["heads"], given["gamma_k"],
+                       given["gamma_v"], given["gamma_o"],
+                       spec.get("sharing", "none")).layered(route)
 
 
 def ratio_bound(k: int, lower: list[Fraction], upper: list[Fraction]) -> Fraction:

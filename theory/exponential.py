@@ -10,7 +10,7 @@ coefficient the k-th derivative at 0 over k!.
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 
 import sympy as sp
 from sympy.codegen.rewriting import expm1_opt, optimize
@@ -32,7 +32,7 @@ def target(name: str) -> sp.Expr:
     return funcs[name]
 
 
-@lru_cache(maxsize=None)
+@cache
 def hermite_coefficient(n: int, name: str = "f") -> sp.Expr:
     """a_n = E[h(χ) He_n(χ)] / n!, so that h = Σ_n a_n He_n in L²(N(0, 1)).
 
@@ -46,7 +46,7 @@ def hermite_coefficient(n: int, name: str = "f") -> sp.Expr:
     return sp.powsimp(sp.expand(integral / sp.factorial(n)))
 
 
-@lru_cache(maxsize=None)
+@cache
 def taylor_coefficient(n: int, name: str = "f") -> sp.Expr:
     """t_n = h^{(n)}(0) / n!.
 
@@ -67,7 +67,7 @@ def taylor_coefficients(order: int, name: str = "f") -> list[sp.Expr]:
     return [taylor_coefficient(n, name) for n in range(integer(order, "order") + 1)]
 
 
-@lru_cache(maxsize=None)
+@cache
 def theta1() -> sp.Expr:
     """θ₁ = E f(χ)², derived as a Gaussian integral.
 
@@ -77,7 +77,7 @@ def theta1() -> sp.Expr:
     return sp.simplify(gaussian_expectation(target("f") ** 2, x))
 
 
-@lru_cache(maxsize=None)
+@cache
 def theta2() -> sp.Expr:
     """θ₂ = (E f′(χ))².
 
@@ -104,7 +104,7 @@ def f_values(S, b: float):
     return _numeric(target("f"), (beta, x), "numpy")(b, S)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _numeric(expr: sp.Expr, args=(beta,), modules: str = "math"):
     """A float function of ``expr``, keyed by the expression, e^u − 1 rewritten to expm1."""
     return sp.lambdify(args, optimize(expr, [expm1_opt]), modules=modules)

@@ -157,8 +157,9 @@ def describe(beta: object = None, y: object = None, *, theta1: object = None,
     Parameters
     ----------
     beta : number, optional
-        Inverse temperature, 0 < β ≤ 6 (as everywhere in attnge): :math:`\theta_1 = e^{\beta^2} - 1`,
-        :math:`\theta_2 = \beta^2`. Give either ``beta`` or both ``theta1`` and ``theta2``.
+        Inverse temperature, 0 < β ≤ 6 (as everywhere in attnge):
+        :math:`\theta_1 = e^{\beta^2} - 1`, :math:`\theta_2 = \beta^2`. Give either ``beta``
+        or both ``theta1`` and ``theta2``.
     y : number, optional
         Ratio y > 0: one head's ℓ/d_qk; h heads have :math:`\gamma_K = h/y`. Give either
         ``y`` or ``gamma_k`` (not needed for the surrogate).

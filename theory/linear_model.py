@@ -89,7 +89,8 @@ def gaussian_mgf_2d() -> sp.Expr:
     z₁, z₂ i.i.d. N(0, 1), the expectation factorises into two one-dimensional integrals
     (``standard_normal_mgf``):
 
-    .. math:: E\\, e^{sx + ty} = M\\big(s\\sqrt{\\rho_{jj}} + t\\rho_{jk}/\\sqrt{\\rho_{jj}}\\big)\\,
+    .. math:: E\\, e^{sx + ty}
+              = M\\big(s\\sqrt{\\rho_{jj}} + t\\rho_{jk}/\\sqrt{\\rho_{jj}}\\big)\\,
               M\\big(t\\sqrt{\\rho_{kk} - \\rho_{jk}^2/\\rho_{jj}}\\big)
               = e^{(\\rho_{jj}s^2 + 2\\rho_{jk}st + \\rho_{kk}t^2)/2}.
 
@@ -135,7 +136,8 @@ def sigma_f_expr() -> sp.Expr:
 
     .. math:: \\Sigma_f[j,k] = e^{-\\beta^2} E\\, e^{\\beta(S_{ij} + S_{ik})}
               - (1 + c_j)(1 + c_k)
-              = e^{\\beta^2(\\rho_{jj} + \\rho_{kk})/2 - \\beta^2}\\,\\big(e^{\\beta^2\\rho_{jk}} - 1\\big).
+              = e^{\\beta^2(\\rho_{jj} + \\rho_{kk})/2 - \\beta^2}\\,
+              \\big(e^{\\beta^2\\rho_{jk}} - 1\\big).
 
     The same expression gives the diagonal with ρ_kk = ρ_jk = ρ_jj.
     """

@@ -12,17 +12,17 @@ are i.i.d. over j; given k_j they are i.i.d. over i. With v = χ²_{d_qk}/d_qk:
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 
 import sympy as sp
 
 from attnge.theory.gaussian import chi2_expectation, gaussian_expectation
-from attnge.theory.symbols import beta, d_qk, eps, ell, x
+from attnge.theory.symbols import beta, d_qk, ell, eps, x
 
 _v = sp.Symbol("v", positive=True)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _moment(kind: str) -> tuple[sp.Expr, list[sp.Expr]]:
     """E X (kind "X"), E X² ("X^2") or E X_ij X_ij′ ("XX'"), and the rates t of e^{tv}."""
     one = sp.exp(beta * sp.sqrt(_v) * x - beta**2 / 2)
@@ -110,7 +110,7 @@ def _exp_poly(h: sp.Expr, order: int) -> sp.Expr:
     return sum(g[n] * eps**n for n in range(order + 1))
 
 
-@lru_cache(maxsize=None)
+@cache
 def expansion(quantity: str, order: int = 2) -> sp.Expr:
     """The expansion of a normalizer quantity in ε = 1/d_qk to ε^order, exact in 1/ℓ.
 

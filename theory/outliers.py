@@ -172,7 +172,8 @@ def _denominators(b: float, yy: float, r: float, c: float, delta: float = 0.0):
     g = _g_float(b, yy)
     t1 = ex.thetas(b)[0]
     b2 = b * b
-    n = lambda v: math.expm1(b2 * v) - b2 * v
+    def n(v):
+        return math.expm1(b2 * v) - b2 * v
     sigma_c = math.exp(b2 * (2 * c - 1)) - 2 * math.exp(b2 * (c - 1) / 2) + 1
     couple = c * math.exp(b2 * (c - 1))
 

@@ -47,10 +47,9 @@ decays as ℓ d^{−(k+1)} (k = 1 for ``lin_f``), the ε² of the first omitted 
 from __future__ import annotations
 
 import math
-from functools import lru_cache
+from functools import cache
 
 import mpmath
-
 import sympy as sp
 
 from attnge.theory import exponential as ex
@@ -249,7 +248,7 @@ def spread_concentrates_at(c_value: float, ell_value: int) -> bool:
     return exponent * math.log(ell_value) < math.log(SPREAD_RELATIVE_VARIANCE)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _spread_numeric():
     mean_square = (ell - 1) / ell * normalizer.sample_variance_mean()
     return sp.lambdify((beta, d_qk, ell), sp.sqrt(mean_square), modules="mpmath")
@@ -273,7 +272,7 @@ def moment_threshold() -> sp.Expr:
     return 1 - sp.sqrt((q - 1) / (2 * q))
 
 
-@lru_cache(maxsize=None)
+@cache
 def temperature_thresholds() -> dict[str, sp.Expr]:
     """c* per quantity: the smallest c > 0 where its rate reaches 0 (shares: t(c*) = 0)."""
     rates = {"m1": saturation_rate(), "kolmogorov": lindeberg_rate()}
@@ -321,7 +320,7 @@ def _entries(model: str) -> tuple[sp.Expr, sp.Expr | None]:
     return off_f - sp.exp(b2 * (_u / 2 - 1)) * kept, None   # exact diagonal
 
 
-@lru_cache(maxsize=None)
+@cache
 def _order_distance(model: str) -> tuple[sp.Expr, sp.Expr]:
     off, diag = _entries(model)
     mean_off, rates = pair_expectation(off**2, _u, _rho, d_qk)
@@ -355,13 +354,13 @@ def order_distance_bound(model: str) -> sp.Expr:
     return _order_distance(model)[1]
 
 
-@lru_cache(maxsize=None)
+@cache
 def order_distance_bound_at(model: str, beta_value: float) -> float:
     """``order_distance_bound(model)`` at β = beta_value."""
     return float(order_distance_bound(model).subs(beta, beta_value))
 
 
-@lru_cache(maxsize=None)
+@cache
 def _order_distance_numeric(model: str):
     return sp.lambdify((beta, d_qk, ell), order_distance(model), modules="mpmath")
 

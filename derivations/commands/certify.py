@@ -34,8 +34,8 @@ def add_arguments(c: argparse.ArgumentParser) -> None:
                    "attention)")
     c.add_argument("--claim", default="edge > mp-edge", help="'edge > mp-edge' (default) or "
                    "'edge > R*mp-edge' for a factor R > 0, e.g. 'edge > 1.2*mp-edge'")
-    c.add_argument("--digits", default=edge_certificates.DIGITS, help="working digits of the interval "
-                   "arithmetic, 20 to 200 (default %(default)s)")
+    c.add_argument("--digits", default=edge_certificates.DIGITS, help="working digits of the "
+                   "interval arithmetic, 20 to 200 (default %(default)s)")
     c.add_argument("--json", default=None, metavar="FILE", help="write the certificate (JSON, "
                    "atomically)")
     c.add_argument("--format", default="md", help="md, latex, csv or json, on stdout "

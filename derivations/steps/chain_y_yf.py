@@ -9,12 +9,11 @@ from __future__ import annotations
 
 import sympy as sp
 
-from attnge import chain_values
+from attnge import chain_values, ledger_draws
 from attnge import evidence as ev
-from attnge import ledger_draws
+from attnge.exact_means import norm_rows
 from attnge.params import Params
 from attnge.step import Step, Table
-from attnge.exact_means import norm_rows
 from attnge.theory import normalizer as nz
 from attnge.theory.symbols import ell
 

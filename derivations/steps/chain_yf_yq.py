@@ -10,13 +10,12 @@ from __future__ import annotations
 import mpmath as mp
 import sympy as sp
 
-from attnge import chain_values
+from attnge import chain_values, ledger_draws
 from attnge import evidence as ev
-from attnge import ledger_draws
-from attnge.params import Params
-from attnge.step import Step, Table, digits_agree, digits_text
 from attnge.exact_means import norm_rows
 from attnge.numerics.reference import gaussian_integral
+from attnge.params import Params
+from attnge.step import Step, Table, digits_agree, digits_text
 from attnge.theory import linear_model as lm
 from attnge.theory import normalizer as nz
 from attnge.theory.symbols import ell

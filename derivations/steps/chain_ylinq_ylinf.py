@@ -19,10 +19,10 @@ import sympy as sp
 from attnge import chain_values, ledger_draws
 from attnge import evidence as ev
 from attnge import regimes as rg
-from attnge.params import Params
-from attnge.step import Step, Table, digits_agree, digits_text, fmt, pm
 from attnge.numerics import spike_norm, stats
 from attnge.numerics.measure import SPIKE_ALONE
+from attnge.params import Params
+from attnge.step import Step, Table, digits_agree, digits_text, fmt, pm
 from attnge.theory import exponential as ex
 from attnge.theory import spike
 from attnge.theory.symbols import beta, positive_beta, y
@@ -103,7 +103,7 @@ def operator_rows(table: Table, sw: ev.Sweep, limit: float, params: Params) -> N
     grows with ℓ.
     """
     sizes = sorted(sw)
-    full = ev.per_size(sw, lambda m: m.differences[KEY]["op"])
+    full = ev.per_size(sw, lambda m: m.differences[KEY].op)
     alone = [float(np.mean(v)) for v in ev.per_size(sw, lambda m: m.statistics[SPIKE_ALONE][0])]
     mean_shift = [float(np.mean(f)) - a for f, a in zip(full, alone)]
     share = [v / a for v, a in zip(mean_shift, alone)]
@@ -122,7 +122,7 @@ def operator_rows(table: Table, sw: ev.Sweep, limit: float, params: Params) -> N
                        f"{', '.join(fmt(v, 2) for v in share)} of the spike alone at ell = "
                        f"{', '.join(map(str, sizes))} (a size counts within {REGIME:g})",
                        max(need, sizes[-1]) if need else need, params.beta)
-    ev.limit_row(table, label, sizes, full, limit, POWERS,
+    ev.limit_row(table, label, sizes, full, ev.Extrapolation(limit, POWERS),
                  regime=rg.both(regime, rg.key_norms(params.beta, params.y, sizes)))
 
 
@@ -138,25 +138,26 @@ def check(params: Params) -> list[Table]:
 
     values = ev.value_table("The spike and the operator norm, fitted to ell -> inf")
     ev.limit_row(values, f"{SPIKE}, ell -> inf", sizes,
-                 ev.per_size(sw, lambda m: m.statistics[SPIKE][0]), s, POWERS, regime=keys())
-    ev.limit_row(values, f"{SPIKE_ALONE} on the draw's keys (s its own), ell -> inf", sizes,
-                 ev.per_size(sw, lambda m: m.statistics[SPIKE_ALONE][0]), limit_op, POWERS,
+                 ev.per_size(sw, lambda m: m.statistics[SPIKE][0]), ev.Extrapolation(s, POWERS),
                  regime=keys())
+    ev.limit_row(values, f"{SPIKE_ALONE} on the draw's keys (s its own), ell -> inf", sizes,
+                 ev.per_size(sw, lambda m: m.statistics[SPIKE_ALONE][0]),
+                 ev.Extrapolation(limit_op, POWERS), regime=keys())
     operator_rows(values, sw, limit_op, params)
     norms = ev.rate_table("Norms of Y^lin_Q - Y^lin_f (shared G) against ell (mean over draws)",
                           params)
     ev.rate_row(norms, "||Y_lin_Q - Y_lin_f||_F / sqrt(ell)", params,
-                ev.per_size(sw, lambda m: m.differences[KEY]["frob"]), -0.5, "agree",
+                ev.per_size(sw, lambda m: m.differences[KEY].frob), ev.Slope(-0.5, "agree"),
                 regime=keys())
     moments = ev.rate_table("Moment differences (Frobenius bound: slope -1/2)", params)
-    ev.moment_rows(moments, sw, params, "Y_lin_Q", "Y_lin_f", -0.5, "at most", 0.1,
+    ev.moment_rows(moments, sw, params, "Y_lin_Q", "Y_lin_f", ev.Slope(-0.5, "at most", 0.1),
                    regime=keys)
     means = Table("The spike, mean over draws",
                   ["ell", SPIKE, SPIKE_ALONE, "||Y_lin_Q - Y_lin_f||"])
     for ell, draws in sw.items():
         means.add([ell, *(pm(*ev.mean_se(np.array([get(m) for m in draws]))) for get in (
             lambda m: m.statistics[SPIKE][0], lambda m: m.statistics[SPIKE_ALONE][0],
-            lambda m: m.differences[KEY]["op"]))])
+            lambda m: m.differences[KEY].op))])
     return [chain_values.values_table(sw, params, "Y_lin_f", "Y^lin_f"), routes_table(params),
             values, norms, means, moments,
             ev.moment_bound_table(sw, "Y_lin_Q", "Y_lin_f", "frobenius")]
@@ -182,9 +183,10 @@ STEP = Step(
             "||(Sigma_G + s uu^T)^1/2 - Sigma_G^1/2|| (Lanczos on rho from u), against the "
             "limit; ||Y_lin_Q - Y_lin_f|| against the limit on the sizes where the rest of "
             "Sigma_f - Sigma_G shifts it by at most 10% of the spike alone (INCONCLUSIVE, naming "
-            "the sizes, where fewer than three do). The normalised Frobenius norm of the difference and "
-            "|m_q(Y^lin_Q) - m_q(Y^lin_f)| against ell with a fitted slope; a code sanity "
-            "check (it holds by algebra): the Frobenius-to-moment bound on every draw."),
+            "the sizes, where fewer than three do). The normalised Frobenius norm of the "
+            "difference and |m_q(Y^lin_Q) - m_q(Y^lin_f)| against ell with a fitted slope; a "
+            "code sanity check (it holds by algebra): the Frobenius-to-moment bound on every "
+            "draw."),
     failure=(chain_values.FAILURE +
              "the two routes of the limit apart, the spike, the spike alone or the operator "
              "norm fitted to ell -> inf more than 4 se from its limit, a shift over the spike "

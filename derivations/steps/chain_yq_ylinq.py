@@ -15,10 +15,10 @@ import sympy as sp
 from attnge import chain_values, ledger_draws
 from attnge import evidence as ev
 from attnge import regimes as rg
-from attnge.params import Params
-from attnge.step import Step, Table, digits_agree, digits_text
 from attnge.numerics import spectra
 from attnge.numerics.reference import gaussian_integral
+from attnge.params import Params
+from attnge.step import Step, Table, digits_agree, digits_text
 from attnge.theory import linear_model as lm
 from attnge.theory.symbols import positive_beta
 
@@ -97,8 +97,8 @@ def check(params: Params) -> list[Table]:
     ev.rate_row(dist, f"Kolmogorov distance of the bulks (top {r} removed)", params,
                 ev.per_size(sw, lambda m: spectra.kolmogorov_distance(
                     spectra.bulk(m.spectra["Y_Q"], r), spectra.bulk(m.spectra["Y_lin_Q"], r))),
-                -0.5, "at most", regime=spectra_regime)
-    ev.moment_rows(dist, sw, params, "Y_Q", "Y_lin_Q", -0.5, "at most", 0.1,
+                ev.Slope(-0.5, "at most"), regime=spectra_regime)
+    ev.moment_rows(dist, sw, params, "Y_Q", "Y_lin_Q", ev.Slope(-0.5, "at most", 0.1),
                    regime=spectra_regime)
     return [sigma_table(params), chain_values.values_table(sw, params, "Y_lin_Q", "Y^lin_Q"),
             z, dist]

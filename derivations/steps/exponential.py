@@ -15,11 +15,11 @@ import sympy as sp
 
 from attnge import evidence as ev
 from attnge import ledger_draws
-from attnge.params import Params
-from attnge.step import Step, Table, digits_agree, digits_text, fmt, pm
 from attnge.numerics import stats
 from attnge.numerics.reference import gaussian_integral, hermite_e
 from attnge.numerics.sampling import draw_rng, sample_scores
+from attnge.params import Params
+from attnge.step import Step, Table, digits_agree, digits_text, fmt, pm
 from attnge.theory import exponential as ex
 from attnge.theory.symbols import He, beta, d_qk, k, positive_beta, x
 

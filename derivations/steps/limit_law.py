@@ -18,12 +18,26 @@ import sympy as sp
 
 from attnge import evidence as ev
 from attnge import ledger_draws
-from attnge.fits import (BULK_POWERS, CLIP_TOP, EDGE_POWERS, EDGE_SLOPE, FULL_POWERS, K,
-                         MOMENT_SLOPE, Regimes, _at_most, exact_m1, limit_values,
-                         moments_symbolic, powers_text, rates_table, regimes)
+from attnge.fits import (
+    BULK_POWERS,
+    CLIP_TOP,
+    EDGE_POWERS,
+    EDGE_SLOPE,
+    FULL_POWERS,
+    MOMENT_SLOPE,
+    K,
+    Regimes,
+    _at_most,
+    exact_m1,
+    limit_values,
+    moments_symbolic,
+    powers_text,
+    rates_table,
+    regimes,
+)
+from attnge.numerics import limit_density
 from attnge.params import Params
 from attnge.step import Step, Table, digits_agree, digits_text
-from attnge.numerics import limit_density
 from attnge.theory import exponential as ex
 from attnge.theory import limit_law as ll
 from attnge.theory import outliers
@@ -98,17 +112,16 @@ def values_table(params: Params, law: dict, nu: np.ndarray, edge: float,
                   [exact_m1(params, ell) for ell in sizes])
     for q in range(1, K + 1):
         ev.limit_row(table, f"m_{q}(M0), full, ell -> inf", sizes,
-                     per(lambda d, q=q: d.moments(K)[q - 1]), nu[q - 1], FULL_POWERS,
-                     regime=reg.full)
+                     per(lambda d, q=q: d.moments(K)[q - 1]),
+                     ev.Extrapolation(nu[q - 1], FULL_POWERS), regime=reg.full)
     for q in range(1, K + 1):
         ev.limit_row(table, f"m_{q}(M0), bulk (top {reg.clip} clipped to lambda_"
                      f"{reg.clip + 1}), ell -> inf", sizes,
-                     per(lambda d, q=q: d.clipped(K, _at_most(reg.clip, d))[q - 1]), nu[q - 1],
-                     BULK_POWERS,
-                     regime=reg.bulk)
+                     per(lambda d, q=q: d.clipped(K, _at_most(reg.clip, d))[q - 1]),
+                     ev.Extrapolation(nu[q - 1], BULK_POWERS), regime=reg.bulk)
     ev.limit_row(table, f"bulk edge lambda_{reg.edge_cut + 1}(M0), ell -> inf", sizes,
-                 per(lambda d: d.eigs[_at_most(reg.edge_cut, d)]), edge, EDGE_POWERS,
-                 regime=reg.edge)
+                 per(lambda d: d.eigs[_at_most(reg.edge_cut, d)]),
+                 ev.Extrapolation(edge, EDGE_POWERS), regime=reg.edge)
     return table
 
 

@@ -18,12 +18,12 @@ import sympy as sp
 from attnge import evidence as ev
 from attnge import heads_draws
 from attnge import regimes as rg
-from attnge.params import Params
-from attnge.step import Step, Table, digits_agree, digits_text
 from attnge.fits import FULL_POWERS, exact_m1, laws, powers_text
 from attnge.numerics import multi_head_law as mhl
 from attnge.numerics import spectra
 from attnge.numerics.multi_head import relative_w1
+from attnge.params import Params
+from attnge.step import Step, Table, digits_agree, digits_text
 from attnge.theory import exponential as ex
 from attnge.theory import multi_head as mh
 from attnge.theory.symbols import GAMMA_K, THETA1, THETA2, H
@@ -130,8 +130,8 @@ def _moment_rows(table: Table, draws: dict, key: str, label: str, law: list[floa
                  sizes: list[int], regime: rg.Regime | None) -> None:
     for q in range(1, K + 1):
         ev.limit_row(table, f"m_{q}({label}), n -> inf", sizes,
-                     ev.per_size(draws, lambda d, q=q: d.moments(key, K)[q - 1]), law[q - 1],
-                     FULL_POWERS, regime=regime)
+                     ev.per_size(draws, lambda d, q=q: d.moments(key, K)[q - 1]),
+                     ev.Extrapolation(law[q - 1], FULL_POWERS), regime=regime)
 
 
 def values_table(params: Params, sharing: str, draws: dict) -> Table:
@@ -155,13 +155,13 @@ def values_table(params: Params, sharing: str, draws: dict) -> Table:
         ev.limit_row(table, f"m_{q}(MHA_perp) - m_{q}(n^-1/2 MHA^G), same weights, n -> inf",
                      sizes, ev.per_size(draws, lambda d, q=q: d.moments("softmax", K)[q - 1]
                                         - d.moments("gaussian", K)[q - 1]),
-                     0.0, FULL_POWERS, scale=law[q - 1], regime=mass)
+                     ev.Extrapolation(0.0, FULL_POWERS, scale=law[q - 1]), regime=mass)
     if sharing == "kv":
         kv = found["kv values"]
         for q in (1, 2):
             ev.limit_row(table, f"m_{q}([A_r_perp V_r]) (K = V), n -> inf", sizes,
                          ev.per_size(draws, lambda d, q=q: d.moments("values", 2)[q - 1]),
-                         kv[q - 1], FULL_POWERS, regime=mass)
+                         ev.Extrapolation(kv[q - 1], FULL_POWERS), regime=mass)
     return table
 
 
@@ -177,11 +177,11 @@ def distances_table(params: Params, outputs: dict) -> Table:
         mean = found[LAWS[sharing]]["values"][0]
         ev.rate_row(table, f"relative W1, {sharing}", params,
                     ev.per_size(draws, lambda d, m=mean: relative_w1(d.softmax, d.gaussian, m)),
-                    DISTANCE_SLOPE, "at most", 0.1, sizes=sizes, regime=mass)
+                    ev.Slope(DISTANCE_SLOPE, "at most", 0.1), sizes=sizes, regime=mass)
         ev.rate_row(table, f"Kolmogorov distance, {sharing}", params,
                     ev.per_size(draws, lambda d: spectra.kolmogorov_distance(d.softmax,
                                                                              d.gaussian)),
-                    DISTANCE_SLOPE, "at most", 0.1, sizes=sizes, regime=mass)
+                    ev.Slope(DISTANCE_SLOPE, "at most", 0.1), sizes=sizes, regime=mass)
     return table
 
 

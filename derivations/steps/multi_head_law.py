@@ -20,8 +20,6 @@ import sympy as sp
 from attnge import evidence as ev
 from attnge import heads_draws
 from attnge import regimes as rg
-from attnge.params import Params
-from attnge.step import INCONCLUSIVE, Step, Table, digits_agree, digits_text
 from attnge.fits import (
     BULK_POWERS,
     CLIP_TOP,
@@ -36,6 +34,8 @@ from attnge.fits import (
     regimes,
 )
 from attnge.numerics import multi_head_law as mhl
+from attnge.params import Params
+from attnge.step import INCONCLUSIVE, Step, Table, digits_agree, digits_text
 from attnge.theory import limit_law as ll
 from attnge.theory import multi_head as mh
 from attnge.theory.symbols import GAMMA_K, THETA1, THETA2, H, positive_beta
@@ -144,17 +144,17 @@ def _values(table: Table, draws: dict, params: Params, nu: np.ndarray, edge: flo
     if full:
         for q in range(1, K + 1):
             ev.limit_row(table, f"m_{q}({label}), full, n -> inf", sizes,
-                         per(lambda d, q=q: d.moments(K)[q - 1]), nu[q - 1], FULL_POWERS,
-                         regime=reg.full)
+                         per(lambda d, q=q: d.moments(K)[q - 1]),
+                         ev.Extrapolation(nu[q - 1], FULL_POWERS), regime=reg.full)
     for q in range(1, K + 1):
         ev.limit_row(table, f"m_{q}({label}), bulk (top {reg.clip} clipped), n -> inf", sizes,
                      per(lambda d, q=q: d.clipped(K, min(reg.clip, d.eigs.size - 1))[q - 1]),
-                     nu[q - 1], BULK_POWERS, regime=reg.bulk)
+                     ev.Extrapolation(nu[q - 1], BULK_POWERS), regime=reg.bulk)
     if full:
         r = reg.edge_cut
         ev.limit_row(table, f"bulk edge lambda_{r + 1}({label}), n -> inf", sizes,
-                     per(lambda d: d.eigs[min(r, d.eigs.size - 1)]), edge, EDGE_POWERS,
-                     regime=reg.edge)
+                     per(lambda d: d.eigs[min(r, d.eigs.size - 1)]),
+                     ev.Extrapolation(edge, EDGE_POWERS), regime=reg.edge)
 
 
 def check(params: Params) -> list[Table]:
@@ -171,9 +171,11 @@ def check(params: Params) -> list[Table]:
                   "n")
     limit = float(sp.exp(positive_beta(params.beta) ** 2))
     mass = rg.mass(params.beta, params.y, sizes)
-    ev.limit_row(perron, "||A||_F^2/h, n -> inf", sizes, frob, limit, FULL_POWERS, regime=mass)
+    ev.limit_row(perron, "||A||_F^2/h, n -> inf", sizes, frob, ev.Extrapolation(limit, FULL_POWERS),
+                 regime=mass)
     ev.limit_row(perron, "s_1(A)/sqrt(h), n -> inf", sizes,
-                 ev.per_size(law, lambda d: d.s1 / np.sqrt(h)), 1.0, FULL_POWERS, regime=mass)
+                 ev.per_size(law, lambda d: d.s1 / np.sqrt(h)), ev.Extrapolation(1.0, FULL_POWERS),
+                 regime=mass)
     tables = [routes_table(params), values, perron]
     if h > 1:
         mqa = ev.value_table(f"Multi-query: the {h} heads share one key; the same law "

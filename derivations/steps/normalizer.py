@@ -17,11 +17,11 @@ from attnge import evidence as ev
 from attnge import ledger_draws
 from attnge import regimes as rg
 from attnge.exact_means import evaluate, untested
-from attnge.params import Params
-from attnge.step import INCONCLUSIVE, Step, Table, digits_agree, digits_text, fmt, pm
 from attnge.numerics import stats
 from attnge.numerics.reference import chi2_integral
 from attnge.numerics.sampling import draw_rng, normalizer, sample_scores
+from attnge.params import Params
+from attnge.step import INCONCLUSIVE, Step, Table, digits_agree, digits_text, fmt, pm
 from attnge.theory import normalizer as nz
 from attnge.theory.symbols import d_qk, eps, positive_beta
 
@@ -78,7 +78,8 @@ def exact_table(params: Params) -> Table:
             var_given = lambda v: mp.exp(B2 * (2 * v - 1)) - mean_given(v) ** 2  # noqa: E731
             mu = chi2_integral(mean_given, d, DPS)
             var = chi2_integral(lambda v: var_given(v) / L + mean_given(v) ** 2, d, DPS) - mu**2
-            e_sym, v_sym = evaluate(nz.mean(), params.beta, L, d), evaluate(nz.variance(), params.beta, L, d)
+            e_sym = evaluate(nz.mean(), params.beta, L, d)
+            v_sym = evaluate(nz.variance(), params.beta, L, d)
             dig = (digits_agree(mu, e_sym), digits_agree(var, v_sym))
             table.add([L, d, mp.nstr(e_sym, 15), mp.nstr(v_sym, 15), digits_text(dig[0]),
                        digits_text(dig[1])], min(dig) >= MIN_DIGITS)

@@ -12,9 +12,9 @@ import sympy as sp
 
 from attnge import evidence as ev
 from attnge import ledger_draws
+from attnge.fits import EDGE_POWERS, FULL_POWERS, limit_values, regimes
 from attnge.params import Params
 from attnge.step import Step, Table
-from attnge.fits import EDGE_POWERS, FULL_POWERS, limit_values, regimes
 from attnge.theory import exponential as ex
 from attnge.theory import limit_law as ll
 from attnge.theory.symbols import beta, positive_beta, y
@@ -51,7 +51,7 @@ def check(params: Params) -> list[Table]:
     m2 = [np.array([d.moments(2)[1] for d in law[ell]]) for ell in sizes]
     values = ev.value_table("The gap to the MP surrogate, fitted to ell -> inf")
     ev.limit_row(values, "m_2(M0) - 2 theta1^2, ell -> inf", sizes, [v - mp_m2 for v in m2],
-                 predicted_gap, FULL_POWERS, regime=regimes(params, sizes).full)
+                 ev.Extrapolation(predicted_gap, FULL_POWERS), regime=regimes(params, sizes).full)
     reject = Table(f"The surrogate's values, rejected (pass: the fitted ell -> inf value exceeds "
                    f"the MP value by more than {SEPARATION:g} se; judged where the predicted "
                    f"separation is at least {POWER:g} se, so that correct code passes)",

@@ -25,10 +25,10 @@ import sympy as sp
 from attnge import evidence as ev
 from attnge import ledger_draws
 from attnge import regimes as rg
-from attnge.params import Params
-from attnge.step import INCONCLUSIVE, Step, Table
 from attnge.numerics import stats
 from attnge.numerics.outliers import expected_entries_above
+from attnge.params import Params
+from attnge.step import INCONCLUSIVE, Step, Table
 from attnge.theory import outliers as th
 
 ID = "outliers"
@@ -177,9 +177,10 @@ def share_table(sw: ev.Sweep, params: Params, E: float) -> Table:
     counts = [np.array([np.sum(m.spectra["M0"] > level(ell, E)) for m in draws], dtype=float)
               for ell, draws in sw.items()]
     if min(c.mean() for c in counts) > 0:
-        ev.rate_row(table, "count per draw", params, counts, 0.0, "at most", 0.25, judged=False)
+        ev.rate_row(table, "count per draw", params, counts,
+                    ev.Slope(0.0, "at most", 0.25, judged=False))
     if min(v.mean() for v in shares) > 0:
-        ev.rate_row(table, "share of m_2", params, shares, -1.0, "at most", 0.25,
+        ev.rate_row(table, "share of m_2", params, shares, ev.Slope(-1.0, "at most", 0.25),
                     regime=regime(params, sorted(sw)))     # "count O(1)" is that regime
     else:
         table.add(["share of m_2 (no outliers at some size: nothing to move)",

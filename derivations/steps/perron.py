@@ -13,9 +13,9 @@ import sympy as sp
 from attnge import evidence as ev
 from attnge import ledger_draws
 from attnge import regimes as rg
+from attnge.fits import FULL_POWERS, exact_m1, regimes
 from attnge.params import Params
 from attnge.step import Step, Table
-from attnge.fits import FULL_POWERS, exact_m1, regimes
 from attnge.theory import exponential as ex
 from attnge.theory.symbols import beta, positive_beta
 
@@ -43,9 +43,10 @@ def values_table(params: Params, law: dict, limit: float) -> Table:
     ev.exact_rows(table, "||A||_F^2", sizes, per("frob2"),
                   [1 + exact_m1(params, ell) for ell in sizes])
     mass = rg.mass(params.beta, params.y, sizes)     # ||A||_F^2 = 1 + m_1: its regime
-    ev.limit_row(table, "||A||_F^2, ell -> inf", sizes, per("frob2"), limit, FULL_POWERS,
+    ev.limit_row(table, "||A||_F^2, ell -> inf", sizes, per("frob2"),
+                 ev.Extrapolation(limit, FULL_POWERS), regime=mass)
+    ev.limit_row(table, "s_1(A), ell -> inf", sizes, per("s1"), ev.Extrapolation(1.0, FULL_POWERS),
                  regime=mass)
-    ev.limit_row(table, "s_1(A), ell -> inf", sizes, per("s1"), 1.0, FULL_POWERS, regime=mass)
     return table
 
 
@@ -67,14 +68,14 @@ def check(params: Params) -> list[Table]:
     rates = ev.rate_table(f"Against ell (mean over draws); ||A||_F^2 -> e^(b^2) = {limit:.8g}",
                           params, sizes=sizes)
     ev.rate_row(rates, "s_1(A) - 1", params, [np.array([d.s1 - 1 for d in law[ell]])
-                                               for ell in sizes], -1.0, "agree", 0.2,
+                                               for ell in sizes], ev.Slope(-1.0, "agree", 0.2),
                 sizes=sizes, regime=mass)
     ev.rate_row(rates, "| ||A||_F^2 - e^(b^2) |", params,
-                [np.array([abs(d.frob2 - limit) for d in law[ell]]) for ell in sizes], -1.0,
-                "agree", 0.3, sizes=sizes, regime=mass)
+                [np.array([abs(d.frob2 - limit) for d in law[ell]]) for ell in sizes],
+                ev.Slope(-1.0, "agree", 0.3), sizes=sizes, regime=mass)
     second = ev.rate_table("s_2(A) against ell (the chain draws)", params)
     ev.rate_row(second, "s_2(A)", params, ev.per_size(sw, lambda m: m.perron["s2(A)"]),
-                -0.5, "agree", 0.1, regime=full)
+                ev.Slope(-0.5, "agree", 0.1), regime=full)
     identities = ev.identity_table(sw, ["A 1 = 1", "||A||_F^2 = 1 + ||A_perp||_F^2"])
     return [values_table(params, law, limit), rates, second, identities, order]
 

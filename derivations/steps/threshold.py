@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import sympy as sp
 
-from attnge.threshold import audit
-from attnge.threshold.modes import MODES
 from attnge.params import Params
 from attnge.step import Step, Table
 from attnge.theory import threshold as th
+from attnge.threshold import audit
+from attnge.threshold.modes import MODES
 
 ID = "threshold"
 

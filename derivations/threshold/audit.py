@@ -19,14 +19,14 @@ from pathlib import Path
 import numpy as np
 
 from attnge import parallel
-from attnge.provenance import provenance
-from attnge.output.files import atomic, write_atomic
-from attnge.step import INCONCLUSIVE, Table
-from attnge.threshold.fit import DECISIVE, Quantity
-from attnge.threshold.modes import Mode, mode_named
 from attnge.numerics.measure import require_memory
+from attnge.output.files import atomic, write_atomic
+from attnge.provenance import provenance
+from attnge.step import INCONCLUSIVE, Table
 from attnge.theory import inputs
 from attnge.theory.inputs import integer, number
+from attnge.threshold.fit import DECISIVE, Quantity
+from attnge.threshold.modes import Mode, mode_named
 
 REPRODUCIBLE_RTOL = 1e-9
 """Across NumPy/BLAS builds a stored draw is reproduced to this relative tolerance (the

@@ -22,8 +22,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from attnge.step import INCONCLUSIVE
 from attnge.numerics import stats
+from attnge.step import INCONCLUSIVE
 
 DECISIVE = 0.1          # a threshold is decided when its uncertainty is at most this
 CROSSING_Z = 2.0        # its statistical part: the slopes' t-widths at the normal 2-sided z

@@ -20,14 +20,19 @@ from dataclasses import dataclass, field
 
 import sympy as sp
 
-from attnge.step import INCONCLUSIVE, Table
-from attnge.threshold.fit import (Quantity, crossing, fit, fit_exact, means)
 from attnge.numerics import stats
 from attnge.numerics.softmax_mass import expected_mass_difference
-from attnge.numerics.threshold import (measure_one_entry, measure_order, measure_temperature,
-                                order_d_qk, temperature_beta)
+from attnge.numerics.threshold import (
+    measure_one_entry,
+    measure_order,
+    measure_temperature,
+    order_d_qk,
+    temperature_beta,
+)
+from attnge.step import INCONCLUSIVE, Table
 from attnge.theory import threshold as th
 from attnge.theory.inputs import d_qk as rounded_d_qk
+from attnge.threshold.fit import Quantity, crossing, fit, fit_exact, means
 
 
 @dataclass(frozen=True)

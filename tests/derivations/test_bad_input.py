@@ -77,8 +77,8 @@ def test_beta_has_one_limit_everywhere():
 
 
 def test_threshold_exits_1_when_a_verdict_fails(capsys, monkeypatch):
-    from attnge.threshold import audit as threshold
     from attnge.step import Table
+    from attnge.threshold import audit as threshold
 
     failing = Table("t", ["x"])
     failing.add(["bad"], False)

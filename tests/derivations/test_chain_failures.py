@@ -4,15 +4,7 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from attnge import numerics, theory  # noqa: F401 (the packages, for numerics.x.y)
-import attnge.numerics.chain
-import attnge.numerics.law_draws
-import attnge.numerics.measure
-import attnge.numerics.sampling
-import attnge.numerics.spectra
-import attnge.numerics.spike_norm
-import attnge.theory.spike
-from attnge import ledger_draws
+from attnge import context, ledger_draws, numerics, theory  # noqa: F401 (numerics.x.y)
 from attnge import regimes as rg
 from attnge.params import Params
 from attnge.steps import (
@@ -40,11 +32,9 @@ def passed(tables):
 @pytest.fixture
 def fresh_sweep():
     """Measurements made under an injection must not leak into other tests."""
-    ledger_draws._sweep.cache_clear()
-    ledger_draws._law.cache_clear()
+    context.current().clear()
     yield
-    ledger_draws._sweep.cache_clear()
-    ledger_draws._law.cache_clear()
+    context.current().clear()
 
 
 def test_every_step_passes_on_small_sizes():

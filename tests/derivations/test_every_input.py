@@ -17,10 +17,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from attnge import coefficient_tables as tables
-from attnge import mha
+from attnge import fits, mha
 from attnge.ledger import STEPS
 from attnge.params import Params
-from attnge import fits
 from attnge.theory import limit_law as ll
 from attnge.theory import multi_head as mh
 from attnge.theory.symbols import positive_beta

@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 
 from attnge import evidence as ev
+from attnge.numerics import stats
 from attnge.params import Params
 from attnge.step import INCONCLUSIVE, Table
-from attnge.numerics import stats
 
 
 def test_an_error_of_detectable_reaches_the_threshold_at_one_size():
@@ -43,7 +43,7 @@ def test_a_slope_from_few_draws_gets_the_t_quantile_of_its_dof():
     rng = np.random.default_rng(0)
     values = [s**-0.5 * (1 + 0.05 * rng.standard_normal(3)) for s in params.sizes]
     table = ev.rate_table("t", params)
-    rate = ev.rate_row(table, "x", params, values, -0.5, "agree", tol=0.0)
+    rate = ev.rate_row(table, "x", params, values, ev.Slope(-0.5, "agree", tol=0.0))
     assert 2 <= rate.dof <= 6                          # three sizes of 2 dof each
     width = stats.t_critical(ev.RATE_Z, rate.dof) * rate.se
     assert width > 2 * ev.RATE_Z * rate.se             # 4 se would be far too strict here
@@ -68,16 +68,16 @@ def test_a_slope_is_fitted_on_the_sizes_inside_its_regime():
                                    for ell in params.sizes[1:]]
     table = ev.rate_table("t", params)
     inside = rg.Regime((False, True, True, True), "too small", 200, 1.0)
-    rate = ev.rate_row(table, "x", params, values, -0.5, regime=inside)
+    rate = ev.rate_row(table, "x", params, values, ev.Slope(-0.5), regime=inside)
     assert table.verdicts == [True] and abs(rate.slope + 0.5) < 0.05
     assert "(not fitted)" in table.rows[0][1] and "fitted on ell >= 200" in table.rows[0][-1]
     few = rg.Regime((False, False, True, True), "too small", 400, 1.0)
-    ev.rate_row(table, "x", params, values, -0.5, regime=few)
+    ev.rate_row(table, "x", params, values, ev.Slope(-0.5), regime=few)
     assert table.verdicts[1] == INCONCLUSIVE and "too small" in table.rows[1][-1]
 
 
 def test_a_fit_whose_draws_overflow_is_not_judged():
     table = ev.value_table("t")
     values = [np.array([1.0, 2.0]), np.array([1.0, np.inf]), np.array([1.0, 1.1])]
-    assert ev.limit_row(table, "x", (100, 200, 400), values, 1.0, (1.0,)) is None
+    assert ev.limit_row(table, "x", (100, 200, 400), values, ev.Extrapolation(1.0, (1.0,))) is None
     assert table.verdicts == [INCONCLUSIVE] and "overflows" in table.rows[0][4]

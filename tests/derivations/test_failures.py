@@ -3,8 +3,8 @@
 import sympy as sp
 
 from attnge import runner
-from attnge.output import report
 from attnge.cli import main
+from attnge.output import report
 from attnge.params import Params
 from attnge.steps import exponential, normalizer
 from attnge.theory import exponential as ex

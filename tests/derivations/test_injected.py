@@ -10,11 +10,9 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from attnge import numerics, theory  # noqa: F401 (the packages, for numerics.x.y)
-import attnge.numerics.law_draws
-import attnge.numerics.measure
-from attnge import ledger_draws
+from attnge import context, ledger_draws, numerics, theory  # noqa: F401 (numerics.x.y)
 from attnge import regimes as rg
+from attnge.numerics import limit_density
 from attnge.params import Params
 from attnge.steps import (
     chain_m0_y,
@@ -27,7 +25,6 @@ from attnge.steps import (
     not_marchenko_pastur,
     perron,
 )
-from attnge.numerics import limit_density
 from attnge.theory import exponential as ex
 from attnge.theory import limit_law as ll
 from attnge.theory import normalizer as nz
@@ -41,7 +38,8 @@ CHAIN_STEPS = (chain_m0_y, chain_y_yf, chain_yf_yq, chain_yq_ylinq, chain_ylinq_
 
 
 def _clear():
-    for cached in (ledger_draws._sweep, ledger_draws._law, limit_law.routes, outliers.edge_point):
+    context.current().clear()
+    for cached in (limit_law.routes, outliers.edge_point):
         cached.cache_clear()
     rg.cache_clear()
 

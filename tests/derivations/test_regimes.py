@@ -3,10 +3,10 @@ samples are read; outside it a row is INCONCLUSIVE and names the sizes that woul
 
 import pytest
 
+from attnge import exact_means, fits
 from attnge import regimes as rg
 from attnge.params import Params
 from attnge.step import INCONCLUSIVE
-from attnge import exact_means, fits
 from attnge.steps import limit_law
 
 DEFAULT_LAW_SIZES = (125, 250, 500, 1000, 2000)

@@ -110,7 +110,8 @@ def test_csv_md_latex_hold_the_same_numbers(capsys, table):
         for row in table["rows"]:
             for value in row["moments"] + [row["right_edge"], row["theta1"]]:
                 assert value in text
-    assert "$-1 + e$" in md  # a closed form (θ₁ at β = 1)
+    assert "$e - 1$" in md  # a closed form (θ₁ at β = 1), powers of e descending:
+    assert "$132 e^{6} - 792 e^{5} + 1980 e^{4} - 2640 e^{3} + 1980 e^{2} - 792 e + 132$" in md
     assert r"\begin{tabular}" in latex and len(re.findall(r"\\\\", latex)) > 40
 
 

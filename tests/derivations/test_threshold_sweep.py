@@ -4,11 +4,9 @@ import json
 
 import pytest
 
-from attnge.threshold import audit
-from attnge.threshold import fit
-from attnge.threshold import modes
 from attnge.cli import main
 from attnge.numerics.stats import Rate
+from attnge.threshold import audit, fit, modes
 
 SMALL = dict(grid=(0.6, 0.9, 1.1, 1.4), sizes=(100, 200, 400), draws=2)
 

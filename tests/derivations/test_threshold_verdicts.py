@@ -3,13 +3,11 @@ one-entry readings: a check that fails when the wrong reading is the prediction.
 
 import pytest
 
-from attnge.output import report
-from attnge.threshold import audit
-from attnge.threshold import fit
-from attnge.threshold import modes
 from attnge.cli import main
-from attnge.step import INCONCLUSIVE, Table
 from attnge.numerics.stats import Rate
+from attnge.output import report
+from attnge.step import INCONCLUSIVE, Table
+from attnge.threshold import audit, fit, modes
 
 GRID = (0.2, 0.4, 0.6, 0.8)
 

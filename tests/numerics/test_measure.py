@@ -15,11 +15,11 @@ def test_rank_one_differences_have_nothing_beyond_s1_and_the_others_do():
     m = measure_draw(120, 60, 1.0, seed=0, draw=0)
     for key, d in m.differences.items():
         if key in RANK_ONE:
-            assert d["rest"] <= RANK_RTOL, key
+            assert d.rest <= RANK_RTOL, key
         else:                                   # full rank: the check can fail
-            assert d["rest"] > 0.5, key
+            assert d.rest > 0.5, key
     rank_one = m.differences["Y->Y_f"]                   # ‖M‖ = ‖M‖_F for rank one
-    assert abs(rank_one["op"] / (rank_one["frob"] * np.sqrt(120)) - 1) < 1e-12
+    assert abs(rank_one.op / (rank_one.frob * np.sqrt(120)) - 1) < 1e-12
 
 
 def test_top_singular_value_by_power_iteration_or_lanczos(monkeypatch):
@@ -51,8 +51,8 @@ def test_the_engine_measures_what_the_models_of_chain_models_give():
     for name in DIFFERENCES:
         a, b = name.split("->")
         s = np.linalg.svd(models[a] - models[b], compute_uv=False)
-        assert abs(m.differences[name]["op"] / s[0] - 1) < 1e-10, name
-        assert abs(m.differences[name]["frob"] / (np.linalg.norm(s) / np.sqrt(ell)) - 1) < 1e-10
+        assert abs(m.differences[name].op / s[0] - 1) < 1e-10, name
+        assert abs(m.differences[name].frob / (np.linalg.norm(s) / np.sqrt(ell)) - 1) < 1e-10
 
 
 PEAK_SCRIPT = """

@@ -13,7 +13,9 @@ from attnge.theory import outliers
 T1, T2 = ll.from_beta(1)
 
 
-def laws(kind, sharing="none", heads=3, gk=sp.Rational(3, 2), go=sp.Integer(1)):
+def laws(kind, sharing="none", heads=3, gk=None, go=None):
+    gk = sp.Rational(3, 2) if gk is None else gk
+    go = sp.Integer(1) if go is None else go
     gv = gk
     return [mh.law(kind, T1, T2, heads, gk, gv, go, sharing, route) for route in mh.ROUTES]
 

@@ -5,8 +5,12 @@ import math
 import numpy as np
 import pytest
 
-from attnge.numerics.softmax_mass import (chi2_nodes, expected_mass_difference, row_mass,
-                                   row_mass_reference)
+from attnge.numerics.softmax_mass import (
+    chi2_nodes,
+    expected_mass_difference,
+    row_mass,
+    row_mass_reference,
+)
 from attnge.theory import threshold as th
 
 

@@ -11,9 +11,9 @@ from attnge.numerics.spectra import (
     kolmogorov_distance,
     moments,
     operator_norm,
-    top_singular_values,
     spectral_moments,
     squared_singular_values,
+    top_singular_values,
 )
 
 SHAPES = [(7, 7), (5, 9), (9, 5), (1, 4), (40, 25)]

@@ -5,8 +5,12 @@ import pytest
 import sympy as sp
 
 from attnge.numerics.reference import chi2_integral, gaussian_integral
-from attnge.theory.gaussian import (chi2_expectation, gaussian_expectation, gaussian_moment,
-                             pair_expectation)
+from attnge.theory.gaussian import (
+    chi2_expectation,
+    gaussian_expectation,
+    gaussian_moment,
+    pair_expectation,
+)
 
 x, v = sp.Symbol("x", real=True), sp.Symbol("v", positive=True)
 

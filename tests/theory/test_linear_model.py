@@ -95,7 +95,8 @@ def _f(beta, x):
 
 def _mean_f_quad(beta, var):
     """E f(x), x ~ N(0, var): 1-D tanh-sinh quadrature of the defining integral."""
-    dens = lambda x: mp.exp(-x * x / (2 * var)) / mp.sqrt(2 * mp.pi * var)
+    def dens(x):
+        return mp.exp(-x * x / (2 * var)) / mp.sqrt(2 * mp.pi * var)
     return mp.quad(lambda x: _f(beta, x) * dens(x), [-mp.inf, 0, mp.inf])
 
 

@@ -7,7 +7,7 @@ import sympy as sp
 from attnge.numerics.reference import chi2_integral
 from attnge.theory import normalizer as nz
 from attnge.theory.exponential import theta1
-from attnge.theory.symbols import beta, d_qk, eps, ell
+from attnge.theory.symbols import beta, d_qk, ell, eps
 
 
 def test_mean_and_variance_closed_forms():

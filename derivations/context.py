@@ -1,0 +1,72 @@
+"""The run context: where a run's draws are measured (in this process, or on the Dask client
+of ``parallel.cluster``) and the sweeps it has measured, which its steps share.
+
+A context is an object, not module state: :func:`current` is the one in use (a process-wide
+default, or the one :func:`running` sets for a block), so a caller that wants a run with
+nothing remembered from another passes a fresh :class:`Context`, and a test that wants to
+forget calls :meth:`Context.clear`. Sweeps are kept by key, the ``keep`` most recent.
+
+>>> with running(Context()) as ctx:
+...     ctx.sweep(("demo", 1), lambda: [1, 2]), current() is ctx
+([1, 2], True)
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Callable, Hashable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Any
+
+__all__ = ["Context", "current", "running"]
+
+
+class Context:
+    """Where draws run (``client``: a Dask client or None; ``local_workers``: the draws that
+    run at once on this machine) and the sweeps measured so far (the ``keep`` last)."""
+
+    def __init__(self, keep: int = 8) -> None:
+        self.client: Any = None
+        self.local_workers = 1
+        self.keep = keep
+        self._sweeps: OrderedDict[Hashable, Any] = OrderedDict()
+
+    def sweep(self, key: Hashable, compute: Callable[[], Any]) -> Any:
+        """The sweep stored under ``key``, computed by ``compute()`` the first time."""
+        if key in self._sweeps:
+            self._sweeps.move_to_end(key)
+            return self._sweeps[key]
+        value = compute()
+        self._sweeps[key] = value
+        while len(self._sweeps) > self.keep:
+            self._sweeps.popitem(last=False)
+        return value
+
+    def clear(self) -> None:
+        """Forget every sweep."""
+        self._sweeps.clear()
+
+    def forget(self, kind: str) -> None:
+        """Forget the sweeps of one ``kind`` (the first element of their keys)."""
+        for key in [k for k in self._sweeps if isinstance(k, tuple) and k[:1] == (kind,)]:
+            del self._sweeps[key]
+
+
+_DEFAULT = Context()
+_CURRENT: ContextVar[Context] = ContextVar("attnge_run_context")
+
+
+def current() -> Context:
+    """The context in use: the innermost :func:`running` block's, else the process's."""
+    return _CURRENT.get(_DEFAULT)
+
+
+@contextmanager
+def running(context: Context) -> Iterator[Context]:
+    """Use ``context`` inside the block."""
+    token = _CURRENT.set(context)
+    try:
+        yield context
+    finally:
+        _CURRENT.reset(token)
