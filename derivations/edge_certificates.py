@@ -33,6 +33,7 @@ from attnge import coefficient_tables as tables
 from attnge.numerics import edge_bracket as eb
 from attnge.provenance import provenance
 from attnge.theory import certificates as ce
+from attnge.theory import limit_law as ll
 from attnge.theory import multi_head as mh
 from attnge.theory.inputs import integer
 from attnge.theory.symbols import exact, positive_beta
@@ -72,7 +73,7 @@ def spec(beta: sp.Expr, kind: str = "attention", y: sp.Expr | None = None,
     if y is not None:
         heads, gamma_k = sp.Integer(1), 1 / sp.Rational(y)
     text = lambda v: None if v is None else str(sp.Rational(v))  # noqa: E731
-    return {"beta": text(beta), "theta2": text(sp.Rational(beta) ** 2), "kind": kind,
+    return {"beta": text(beta), "theta2": text(ll.from_beta(beta)[1]), "kind": kind,
             "y": text(y), "heads": text(heads), "gamma_k": text(gamma_k),
             "gamma_v": text(gamma_v if kind == "output" else None),
             "gamma_o": text(gamma_o if kind == "output" else None), "sharing": sharing}
@@ -437,6 +438,34 @@ class Certificates:
         return render(self.cells, fmt, self.provenance)
 
 
+def grid(beta: object = 1, y: object = None, *, heads: object = None, gamma_k: object = None,
+         gamma_v: object = None, gamma_o: object = None, sharing: str = "none",
+         law: str = "attention") -> list[dict]:
+    """The cells of :func:`certify`'s grid, every input checked (ValueError naming it)."""
+    betas = [positive_beta(b) for b in tables._listed(beta, "beta")]
+    if heads is None:
+        given = [n for n, v in (("gamma_k", gamma_k), ("gamma_v", gamma_v),
+                                ("gamma_o", gamma_o)) if v is not None]
+        if given or sharing != "none" or law != "attention":
+            raise ValueError(f"{(given or ['sharing' if sharing != 'none' else 'law'])[0]} "
+                             "applies with heads only (the multi-head laws)")
+        return cells(betas, ys=tables._listed(1 if y is None else y, "y"))
+    if y is not None:
+        raise ValueError("y does not apply with heads (the multi-head laws take gamma_k, "
+                         "gamma_v, gamma_o)")
+    if gamma_k is None:
+        raise ValueError("gamma_k is needed with heads (gamma_K = h d_K/n)")
+    if law not in KINDS:
+        raise ValueError(f"law must be one of {', '.join(KINDS)} (got {law!r})")
+    if law == "attention" and (gamma_v is not None or gamma_o is not None):
+        raise ValueError("gamma_v and gamma_o apply with law output only")
+    gammas = {"gamma_k": tables._listed(gamma_k, "gamma_k"),
+              "gamma_v": tables._listed(gamma_v, "gamma_v"),
+              "gamma_o": tables._listed(gamma_o, "gamma_o")}
+    return cells(betas, law, heads=tables._listed(heads, "heads"), gammas=gammas,
+                 sharing=sharing)
+
+
 def certify(beta: object = 1, y: object = None, *, heads: object = None,
             gamma_k: object = None, gamma_v: object = None, gamma_o: object = None,
             sharing: str = "none", law: str = "attention", claim: str = "edge > mp-edge",
@@ -472,29 +501,8 @@ def certify(beta: object = 1, y: object = None, *, heads: object = None,
     start = time.perf_counter()
     factor = parse_claim(claim)
     digits = validate_digits(digits)
-    betas = [positive_beta(b) for b in tables._listed(beta, "beta")]
-    if heads is None:
-        given = [n for n, v in (("gamma_k", gamma_k), ("gamma_v", gamma_v),
-                                ("gamma_o", gamma_o)) if v is not None]
-        if given or sharing != "none" or law != "attention":
-            raise ValueError(f"{(given or ['sharing' if sharing != 'none' else 'law'])[0]} "
-                             "applies with heads only (the multi-head laws)")
-        found = cells(betas, ys=tables._listed(1 if y is None else y, "y"))
-    else:
-        if y is not None:
-            raise ValueError("y does not apply with heads (the multi-head laws take gamma_k, "
-                             "gamma_v, gamma_o)")
-        if gamma_k is None:
-            raise ValueError("gamma_k is needed with heads (gamma_K = h d_K/n)")
-        if law not in KINDS:
-            raise ValueError(f"law must be one of {', '.join(KINDS)} (got {law!r})")
-        if law == "attention" and (gamma_v is not None or gamma_o is not None):
-            raise ValueError("gamma_v and gamma_o apply with law output only")
-        gammas = {"gamma_k": tables._listed(gamma_k, "gamma_k"),
-                  "gamma_v": tables._listed(gamma_v, "gamma_v"),
-                  "gamma_o": tables._listed(gamma_o, "gamma_o")}
-        found = cells(betas, law, heads=tables._listed(heads, "heads"), gammas=gammas,
-                      sharing=sharing)
+    found = grid(beta, y, heads=heads, gamma_k=gamma_k, gamma_v=gamma_v, gamma_o=gamma_o,
+                 sharing=sharing, law=law)
     require()
     done = []
     for cell in found:

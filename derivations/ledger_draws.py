@@ -82,7 +82,7 @@ def validate_law(params: Params) -> None:
 
 
 def _as_law_draw(m: DrawMeasurement) -> LawDraw:
-    return LawDraw(m.ell, m.spectra["M0"], m.perron["s1(A)"], m.perron["||A||_F^2"])
+    return LawDraw(m.ell, m.spectra["M0"], m.perron.s1, m.perron.frob2)
 
 
 def _law(beta: float, sizes: tuple[int, ...], counts: tuple[int, ...], seed: int,

@@ -272,7 +272,7 @@ def plot(result: Result, path, name: str | None = None) -> str:
     ax.set_yscale("log")
     ax.set_ylim(1e-4, 10)
     s = result.summary()
-    ax.set_xlabel("eigenvalue of M M^T")
+    ax.set_xlabel(r"eigenvalue of $MM^\top$")
     ax.set_ylabel("density (log scale)")
     ax.set_title(f"{name or 'layer'}: rel. W1 {s['rel_w1_percent']['mean']:.2f}%, "
                  f"KS {s['ks']['mean']:.3f} ({result.draws} draws); dotted: right edge",

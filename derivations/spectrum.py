@@ -115,6 +115,12 @@ def to_csv(data: FigureData) -> str:
     return buf.getvalue()
 
 
+MATHTEXT = {"M0": r"$\sqrt{\ell}A^\perp$", "Y": r"$Y$", "Y_f": r"$Y^f$", "Y_Q": r"$Y^Q$",
+            "Y_lin_Q": r"$Y^{\mathrm{lin}}_Q$", "Y_lin_f": r"$Y^{\mathrm{lin}}_f$",
+            "surrogate": r"$\sqrt{\theta_1}Z/\sqrt{\ell}$"}
+"""The models' names in matplotlib's mathtext."""
+
+
 def plot(data: FigureData, path: str) -> None:
     """The figure as PNG (matplotlib, the ``plot`` extra), written atomically."""
     from attnge.output.figures import pyplot, save
@@ -123,26 +129,30 @@ def plot(data: FigureData, path: str) -> None:
     fig, axes = plt.subplots(2, 4, figsize=(16, 7.5))
     for ax, key in zip(axes.flat, MODEL_KEYS):
         edges, dens = histogram(data, key)
-        ax.stairs(dens, edges, fill=True, alpha=0.5, label=f"{key} (bulk)")
-        ax.plot(data.grid, data.nu_density, "k-", lw=1.2, label="nu_infinity")
-        ax.plot(data.grid, data.mp_density, "r--", lw=1.0, label="theta1 MP_1")
+        ax.stairs(dens, edges, fill=True, alpha=0.5, label=f"{MATHTEXT[key]} (bulk)")
+        ax.plot(data.grid, data.nu_density, "k-", lw=1.2, label=r"$\nu_\infty$")
+        ax.plot(data.grid, data.mp_density, "r--", lw=1.0, label=r"$\theta_1\,\mathrm{MP}_1$")
         ax.axvline(data.edge, color="k", lw=0.6, ls=":")
         ax.axvline(4 * thetas(data.beta)[0], color="r", lw=0.6, ls=":")
         ax.set_yscale("log")
         ax.set_ylim(1e-3, 5)
-        ax.set_title(key)
-        ax.set_xlabel("s^2")
+        ax.set_title(MATHTEXT[key])
+        ax.set_xlabel(r"$s^2$")
+        ax.set_ylabel("density")
         ax.legend(fontsize=7)
     ax = axes.flat[-1]
     k = np.arange(1, SORTED_SHOWN + 1)
     for key in MODEL_KEYS:
-        ax.plot(k, data.sorted_mean[key][:SORTED_SHOWN], ".-", ms=3, lw=0.8, label=key)
+        ax.plot(k, data.sorted_mean[key][:SORTED_SHOWN], ".-", ms=3, lw=0.8,
+                label=MATHTEXT[key])
     ax.set_xscale("log")
-    ax.set_title(f"sorted s_k^2 (mean of {data.draws} draws)")
-    ax.set_xlabel("k")
+    ax.set_title(f"sorted $s_k^2$ (mean of {data.draws} draws)")
+    ax.set_xlabel(r"$k$")
+    ax.set_ylabel(r"$s_k^2$")
     ax.legend(fontsize=7)
-    fig.suptitle(f"beta = {data.beta:g}, ell = {data.ell}, d_qk = {data.d_qk}, "
+    fig.suptitle(rf"$\beta = {data.beta:g}$, $\ell = {data.ell}$, $d_{{qk}} = {data.d_qk}$, "
                  f"{data.draws} draws, top {data.remove_top} removed per draw in the histograms; "
-                 "dotted: right edges of nu_infinity (black) and theta1 MP_1 (red)")
+                 r"dotted: right edges of $\nu_\infty$ (black) and $\theta_1\,\mathrm{MP}_1$ "
+                 "(red)")
     fig.tight_layout()
     save(fig, path)

@@ -17,10 +17,11 @@ route; the others are the checks of it (tests/numerics/test_laws.py):
 * the mass at 0: exact, from ``Description.atom``; the check is one minus the integral of
   the density;
 * cdf and ppf: the density integrated on each interval of the support, in the variable
-  φ of :math:`x = L + (R - L)\sin^2\varphi`, which makes square-root edges and the hard
-  edge :math:`x^{-1/2}` analytic: a Chebyshev interpolant of the integrand (NumPy) whose
-  coefficients fall below :math:`10^{-13}` of the largest, integrated exactly. The check is
-  mpmath quadrature of the density to 1e-12.
+  φ of :math:`x = L + (R - L)\sin^k\varphi` (k = 2, or 1/(1 − a) at a hard edge
+  :math:`x^{-a}`, a > 1/2), which makes square-root edges and hard edges analytic: a
+  Chebyshev interpolant of the integrand (NumPy) whose coefficients fall below
+  :math:`10^{-13}` of the largest, integrated exactly. The check is mpmath quadrature of
+  the density to 1e-10.
 
 Examples
 --------
@@ -210,24 +211,43 @@ class Law:
 
     @functools.cached_property
     def _pieces(self) -> tuple:
-        """Per interval (lo, hi, antiderivative in φ, mass), the cdf's interpolants."""
+        """Per interval (lo, hi, k, antiderivative in φ, mass), the cdf's interpolants in
+        x = lo + (hi − lo) sin^k φ (:meth:`_power`)."""
         out = []
         for lo, hi in self._intervals:
             width = hi - lo
+            k = self._power(lo, width)
 
-            def integrand(phi, lo=lo, width=width):
+            def integrand(phi, lo=lo, width=width, k=k):
                 s = np.sin(phi)
-                x = lo + width * s * s
+                x = lo + width * s**k
                 dens = np.zeros_like(phi)
                 ok = (x > lo) & (x < lo + width)
                 if ok.any():
                     dens[ok] = [float(v) for v in self._density(list(x[ok]))]
-                return dens * 2 * width * s * np.cos(phi)
+                return dens * width * k * s ** (k - 1) * np.cos(phi)
 
             series = _interpolate(integrand, (0.0, np.pi / 2))
             anti = series.integ(lbnd=0.0)
-            out.append((lo, hi, anti, float(anti(np.pi / 2))))
+            out.append((lo, hi, k, anti, float(anti(np.pi / 2))))
         return tuple(out)
+
+    def _power(self, lo: float, width: float) -> int:
+        r"""The k of x = lo + w sin^k φ that makes the integrand analytic at lo.
+
+        A soft edge (:math:`f \propto (x - lo)^{1/2}`) and the hard edge of MP₁
+        (:math:`x^{-1/2}`) take k = 2; a hard edge :math:`f \propto x^{-a}` with a > 1/2 (a
+        product of several MP₁: a = 2/3, 3/4, …) takes k = 1/(1 − a), so that
+        :math:`f\,dx/d\varphi \propto \varphi^{k(1 - a) - 1}` is a power of φ. The exponent
+        a is read from the density at lo + 10⁻¹² w and lo + 10⁻¹⁰ w.
+        """
+        if lo > 0:
+            return 2
+        near, far = (float(v) for v in self._density([width * 1e-12, width * 1e-10]))
+        if not (near > 0 and far > 0):
+            return 2
+        a = -np.log(far / near) / np.log(100.0)
+        return 2 if a < 0.5 + 0.05 else max(2, round(1 / (1 - a)))
 
     def cdf(self, x: object) -> np.ndarray | float:
         r"""The distribution function :math:`F(x) = \nu((-\infty, x])`, to 1e-10.
@@ -235,22 +255,24 @@ class Law:
         Notes
         -----
         .. math:: F(x) = \nu\{0\}\,[x \ge 0] + \sum_{[L, R]} \int_0^{\varphi(x)}
-                  f(L + (R - L)\sin^2\varphi)\,(R - L)\sin 2\varphi\,d\varphi,
+                  f(L + (R - L)\sin^k\varphi)\,(R - L)\,k\sin^{k-1}\varphi\cos\varphi
+                  \,d\varphi,
 
-        :math:`\varphi(x) = \arcsin\sqrt{(x - L)/(R - L)}` clipped to [0, π/2].
+        :math:`\varphi(x) = \arcsin(((x - L)/(R - L))^{1/k})` clipped to [0, π/2]; k = 2,
+        or more at a hard edge steeper than :math:`x^{-1/2}`.
         """
         xs, shape = _array("x", x)
         out = np.where(xs >= 0, self._atom, 0.0)
-        for lo, hi, anti, _ in self._pieces:
+        for lo, hi, k, anti, _ in self._pieces:
             t = np.clip((xs - lo) / (hi - lo), 0.0, 1.0)
-            out = out + anti(np.arcsin(np.sqrt(t)))
+            out = out + anti(np.arcsin(t ** (1 / k)))
         return _shaped(np.clip(out / self._total, 0.0, 1.0), shape)
 
     @functools.cached_property
     def _total(self) -> float:
         """The atom plus the integrated density: 1 to within the interpolants' error, which
         the cdf is divided by (tests check it is 1 to 1e-10: the atoms' second route)."""
-        return self._atom + sum(piece[3] for piece in self._pieces)
+        return self._atom + sum(piece[-1] for piece in self._pieces)
 
     def ppf(self, q: object) -> np.ndarray | float:
         """The quantile function, the least x with F(x) ≥ q (NaN outside [0, 1]); q at or
@@ -260,7 +282,7 @@ class Law:
         -----
         On the interval that holds q, φ solves :math:`F(\\varphi) = q` by 64 steps of
         bisection on the cdf's interpolant (to 1e-16 in φ, all q at once), and
-        :math:`x = L + (R - L)\\sin^2\\varphi`.
+        :math:`x = L + (R - L)\\sin^k\\varphi`.
         """
         qs, shape = _array("q", q)
         out = np.full(qs.shape, np.nan)
@@ -268,7 +290,7 @@ class Law:
         target = qs * self._total
         below = self._atom
         out[valid & (target <= below)] = 0.0 if self._atom > 0 else self._intervals[0][0]
-        for lo, hi, anti, mass in self._pieces:
+        for lo, hi, k, anti, mass in self._pieces:
             here = valid & (target > below) & (target <= below + mass)
             if here.any():
                 want = target[here] - below
@@ -277,7 +299,7 @@ class Law:
                     mid = (a + b) / 2
                     up = anti(mid) >= want
                     b, a = np.where(up, mid, b), np.where(up, a, mid)
-                out[here] = lo + (hi - lo) * np.sin(b) ** 2
+                out[here] = lo + (hi - lo) * np.sin(b) ** k
             below += mass
         out[valid & (target > below)] = self._intervals[-1][1]
         return _shaped(out, shape)

@@ -231,11 +231,18 @@ def _trim(coeffs: list) -> list:
 
 
 def _float_roots(coeffs: list) -> list[mpmath.mpc] | None:
-    """NumPy's roots as mpc, or None where a coefficient is out of double range."""
-    floats = np.array([complex(c) for c in coeffs])
+    """NumPy's roots as mpc (the coefficients scaled by the largest first), or None where the
+    leading one is out of double range or the companion matrix overflows."""
+    scale = max(abs(c) for c in coeffs)
+    floats = np.array([complex(c / scale) for c in coeffs])
     if not (np.all(np.isfinite(floats)) and floats[0] != 0):
         return None
-    return [mp.mpc(r) for r in np.roots(floats)]
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        try:
+            roots = np.roots(floats)
+        except np.linalg.LinAlgError:
+            return None
+    return [mp.mpc(r) for r in roots] if np.all(np.isfinite(roots)) else None
 
 
 def settled_roots(coeffs: list, keep: Callable | None = None) -> list[mpmath.mpc] | None:

@@ -51,6 +51,17 @@ class Difference:
 
 
 @dataclass
+class Perron:
+    """The Perron direction of one draw's A = softmax(βS): ``s1`` and ``s2`` of A, ``frob2``
+    = ‖A‖_F² and ``s1_perp`` = s₁(A⊥) (set once the spectrum of √ℓA⊥ is known)."""
+
+    s1: float
+    s2: float
+    frob2: float
+    s1_perp: float = float("nan")
+
+
+@dataclass
 class DrawMeasurement:
     """Numbers measured on one draw at one size (see ``measure_draw``)."""
 
@@ -60,7 +71,7 @@ class DrawMeasurement:
     identities: dict[str, float]                       # name → relative residual
     differences: dict[str, Difference]                 # "A->B" → its Difference
     statistics: dict[str, tuple[float, float]] = field(default_factory=dict)  # (value, var)
-    perron: dict[str, float] = field(default_factory=dict)
+    perron: Perron | None = None
     top_entries: np.ndarray = field(default_factory=lambda: np.zeros(0))
     top_norms: np.ndarray = field(default_factory=lambda: np.zeros((0, 2)))
     """Per top entry (i, j): r = ‖q_i‖²/d_qk and c = ‖k_j‖²/d_qk, its query's and key's."""
@@ -148,12 +159,11 @@ DIFFERENCES = ("M0->Y", "Y->Y_f", "Y_f->Y_Q", "Y_lin_Q->Y_lin_f")
 Y_Q → Y_lin_Q (independent randomness: only their spectra are compared)."""
 
 
-def _perron(S: np.ndarray, beta: float) -> tuple[dict[str, float], dict[str, float]]:
+def _perron(S: np.ndarray, beta: float) -> tuple[Perron, dict[str, float]]:
     """s₁(A), s₂(A) (Lanczos), ‖A‖_F² and the residual of A𝟙 = 𝟙, A = softmax(βS)."""
     A = attention(S, beta)
     sA = spectra.top_singular_values(A, 2, OP_RTOL)   # s₁ ≈ 1 is far from s₂: exact
-    perron = {"s1(A)": float(sA[0]), "s2(A)": float(sA[1]),
-              "||A||_F^2": float(np.einsum("ij,ij->", A, A))}
+    perron = Perron(float(sA[0]), float(sA[1]), float(np.einsum("ij,ij->", A, A)))
     return perron, {"A 1 = 1": float(np.max(np.abs(A.sum(axis=1) - 1)))}
 
 
@@ -200,8 +210,8 @@ def measure_draw(ell: int, d_qk: int, beta: float, seed: int, draw: int,
             top, rows, cols = largest_entries(M, TOP_ENTRIES)
             top_norms = np.column_stack([q_norms[rows], k_norms[cols]])
             identities["||A||_F^2 = 1 + ||A_perp||_F^2"] = abs(
-                perron["||A||_F^2"] - 1 - float(np.einsum("ij,ij->", M, M)) / ell
-            ) / perron["||A||_F^2"]
+                perron.frob2 - 1 - float(np.einsum("ij,ij->", M, M)) / ell
+            ) / perron.frob2
         elif key == "Y":
             identities["M0 = D^-1 Y"] = _residual(previous[1], M / D[:, None])
         elif key == "Y_f":
@@ -216,7 +226,7 @@ def measure_draw(ell: int, d_qk: int, beta: float, seed: int, draw: int,
             differences["M0->Y"].bound = float(np.max(np.abs(1 / D - 1))
                                                   * np.sqrt(spec["Y"][0]))
         del M
-    perron["s1(A_perp)"] = float(np.sqrt(spec["M0"][0] / ell))
+    perron.s1_perp = float(np.sqrt(spec["M0"][0] / ell))
     identities["||Y - Y^f|| = ||D - 1||"] = abs(differences["Y->Y_f"].op - norm_D) / norm_D
     identities["||Y^f - Y^Q|| = ||c||"] = abs(differences["Y_f->Y_Q"].op - norm_c) / norm_c
     statistics["||D - 1||^2"] = (norm_D**2, 0.0)

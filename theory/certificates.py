@@ -15,8 +15,7 @@ r"""Claims proved in exact rational arithmetic (docs/math.md §8).
 
 Examples
 --------
->>> from decimal import ROUND_CEILING, ROUND_FLOOR, Context, Decimal
-from fractions import Fraction
+>>> from fractions import Fraction
 >>> lo, hi = exp_bounds(Fraction(1), 20)          # e to 20 digits, rounded outward
 >>> decimal_down(lo, 20), decimal_up(hi, 20)      # e = 2.71828182845904523536...
 ('2.7182818284590452353', '2.7182818284590452354')

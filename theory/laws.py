@@ -36,6 +36,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
+from numbers import Integral
 
 import sympy
 from sympy import Expr
@@ -200,7 +201,7 @@ def describe(beta: object = None, y: object = None, *, theta1: object = None,
         t1, t2 = exact(theta1, "theta1"), exact(theta2, "theta2", positive=False)
         if (t1 - t2).is_negative:
             raise ValueError(f"theta2 must be at most theta1 (got theta1={t1}, theta2={t2})")
-    if isinstance(heads, bool) or not isinstance(heads, (int, sympy.Integer)) or heads < 1:
+    if isinstance(heads, bool) or not isinstance(heads, Integral) or heads < 1:
         raise ValueError(f"heads must be a positive integer (got {heads!r})")
     h = int(heads)
     if kind == "marchenko-pastur":

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 from attnge import edge_certificates
+from attnge.coefficient_tables import parse_list
 from attnge.commands.common import computing, law_options
 from attnge.output.files import check_output, write_atomic
 
@@ -68,24 +69,15 @@ def run(args: argparse.Namespace) -> int:
             check_output(path, name)
     edge_certificates.parse_claim(args.claim)
     edge_certificates.validate_digits(args.digits)
-    betas = edge_certificates.tables.parse_list(args.beta, "beta")
     law = law_options(args, "the multi-head laws", (*("gamma-k", "gamma-v", "gamma-o"),
                                                     "sharing", "law"))
-    if "ys" in law:
-        given = {"y": law["ys"]}
-    else:
-        kind = args.law or "attention"
-        if kind not in edge_certificates.KINDS:
-            raise ValueError(f"law must be one of {', '.join(edge_certificates.KINDS)} "
-                             f"(got {kind!r})")
-        if kind == "attention" and (args.gamma_v or args.gamma_o):
-            raise ValueError("gamma-v and gamma-o apply with --law output only")
-        given = {"heads": law["heads"], **law["gammas"], "sharing": law["sharing"],
-                 "law": kind}
-    edge_certificates.cells(betas, given.get("law", "attention"), ys=given.get("y"),
-                            heads=given.get("heads"),
-                            gammas=None if "heads" not in given else law["gammas"],
-                            sharing=given.get("sharing", "none"))
+    given = {"y": law["ys"]} if "ys" in law else \
+        {"heads": law["heads"], **law["gammas"], "sharing": law["sharing"],
+         "law": args.law or "attention"}
+    if given.get("law") == "attention" and (args.gamma_v or args.gamma_o):
+        raise ValueError("gamma-v and gamma-o apply with --law output only")
+    betas = parse_list(args.beta, "beta")
+    edge_certificates.grid(betas, **given)          # every input checked before computing
     edge_certificates.require()
     with computing():
         done = edge_certificates.certify(

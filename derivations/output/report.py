@@ -77,7 +77,8 @@ def plot_series(series: list[dict], title: str, path: str | Path) -> None:
             ax.set_yscale("log")
             ax.legend(fontsize=7)
         ax.set_title(s["label"], fontsize=8)
-        ax.set_xlabel(s["x"])
+        ax.set_xlabel({"ell": r"$\ell$", "n": r"$n$"}.get(s["x"], s["x"]))
+        ax.set_ylabel("mean over draws ± se")
     for ax in list(axes.flat)[len(series):]:
         ax.axis("off")
     fig.suptitle(title)

@@ -316,10 +316,10 @@ def plot(sweep: Sweep, found: list[Quantity], path: str | Path) -> None:
             ax.plot(*zip(*exact), "-", lw=1, label="exact mean's slope")
         limit = [(v, p) for v, p in zip(qt.grid, qt.limit_slopes or ()) if p is not None]
         if limit:
-            ax.plot(*zip(*limit), "--", color="gray", lw=1, label="slope as ell -> inf")
+            ax.plot(*zip(*limit), "--", color="gray", lw=1, label=r"slope as $\ell\to\infty$")
         ax.axhline(0, color="k", lw=0.5)
         ax.axvline(qt.predicted, color="r", ls="--", lw=0.8,
-                   label="predicted threshold (ell -> inf)")
+                   label=r"predicted threshold ($\ell\to\infty$)")
         if qt.finite is not None and qt.finite[0] is not None:
             ax.axvline(qt.finite[0], color="m", ls=":", lw=1.0,
                        label="predicted threshold (these sizes)")
@@ -327,10 +327,12 @@ def plot(sweep: Sweep, found: list[Quantity], path: str | Path) -> None:
             ax.axvspan(qt.measured - qt.uncertainty, qt.measured + qt.uncertainty,
                        color="g", alpha=0.2, label="measured threshold")
         ax.set_title(qt.name, fontsize=9)
-        ax.set_xlabel(sweep.mode.variable)
+        ax.set_xlabel({"c": r"$c$", "alpha": r"$\alpha$"}.get(sweep.mode.variable,
+                                                              sweep.mode.variable))
+        ax.set_ylabel(r"slope in $\ell$")
         ax.legend(fontsize=6)
     for ax in list(axes.flat)[len(found):]:
         ax.axis("off")
-    fig.suptitle(f"threshold, {sweep.mode.name}: slope of each distance against ell")
+    fig.suptitle(rf"threshold, {sweep.mode.name}: slope of each distance against $\ell$")
     fig.tight_layout()
     save(fig, path)

@@ -4,7 +4,7 @@ gives the single head's numbers."""
 import numpy as np
 import pytest
 
-from attnge import heads_draws, ledger_draws
+from attnge import context, heads_draws
 from attnge import regimes as rg
 from attnge.params import Params
 from attnge.steps import limit_law, mha_output, multi_head_law
@@ -17,8 +17,8 @@ STEPS = (multi_head_law, mha_output)
 
 
 def _clear():
-    for cached in (heads_draws._attention, heads_draws._outputs, multi_head_law.routes,
-                   mha_output.routes, ledger_draws._sweep, ledger_draws._law, limit_law.routes,
+    context.current().clear()
+    for cached in (multi_head_law.routes, mha_output.routes, limit_law.routes,
                    outliers.edge_point):
         cached.cache_clear()
     rg.cache_clear()

@@ -21,6 +21,7 @@ CASES = {
     "values-kv": dict(beta="1/2", y=1, heads=2, kind="values", sharing="kv"),
     "heads": dict(beta=1, y=2, heads=4),
     "mp": dict(beta=1, kind="marchenko-pastur"),
+    "output-steep": dict(beta=1, y=2, heads=2, kind="output", gamma_o=1),   # x^(-2/3) at 0
 }
 
 
@@ -37,16 +38,24 @@ def _density(nu: Law, x):
 
 
 def _quad_cdf(nu: Law, x: float):
-    """F(x) by mpmath quadrature of the density (tanh-sinh, split at the support's ends)."""
+    """F(x) by mpmath quadrature of the density (tanh-sinh, split at the support's ends; an
+    interval that starts at 0 in t = x^(1/3), which tames a hard edge x^(-1/2) or x^(-2/3):
+    the mass below x = 1e-36 it leaves out is at most 1e-11)."""
     total = mpmath.mpf(nu.support().atoms[0].mass) if nu.support().atoms else mpmath.mpf(0)
     with mpmath.workdps(20):
         for lo, hi in nu.support().intervals:
-            if x > lo:
-                total += mpmath.quad(lambda t: _density(nu, t), [lo, min(x, hi)])
+            if x <= lo:
+                continue
+            top = min(x, hi)
+            if lo == 0:
+                total += mpmath.quad(lambda t: 3 * t * t * _density(nu, t**3),
+                                     [mpmath.mpf("1e-12"), mpmath.cbrt(top)])
+            else:
+                total += mpmath.quad(lambda t: _density(nu, t), [lo, top])
     return total
 
 
-@pytest.mark.parametrize("name", ["nu-gap", "output-atom", "values-kv"])
+@pytest.mark.parametrize("name", ["nu-gap", "output-atom", "values-kv", "output-steep"])
 def test_cdf_against_quadrature_of_the_density(laws, name):
     nu = laws[name]
     xs = [nu.edge * f for f in (0.05, 0.3, 0.77)]
@@ -60,11 +69,20 @@ def test_cdf_and_ppf_invert_each_other_and_the_atom_is_the_missing_mass(laws, na
     nu = laws[name]
     atom = nu.support().atoms[0].mass if nu.support().atoms else 0.0
     # the atom's exact rule against one minus the integrated density (a second route)
-    assert abs(sum(piece[3] for piece in nu._pieces) - (1 - atom)) < 1e-10
+    assert abs(sum(piece[-1] for piece in nu._pieces) - (1 - atom)) < 1e-10
     qs = np.linspace(atom + 1e-3, 1 - 1e-3, 25)
     assert np.abs(nu.cdf(nu.ppf(qs)) - qs).max() < 1e-10
     xs = np.linspace(*nu.support().intervals[-1], 9)[1:-1]
     assert np.abs(nu.ppf(nu.cdf(xs)) - xs).max() < 1e-9 * nu.edge
+
+
+def test_a_hard_edge_steeper_than_mp_gets_its_own_substitution(laws):
+    """The output law at gamma's of one: f ~ x^(-2/3) at 0 (three MP_1 factors), k = 3."""
+    nu = laws["output-steep"]
+    xs = np.array([1e-8, 1e-6])
+    assert np.allclose(nu.pdf(xs) * xs ** (2 / 3), nu.pdf(xs[0]) * xs[0] ** (2 / 3), rtol=0.02)
+    assert [piece[2] for piece in nu._pieces] == [3]
+    assert [piece[2] for piece in laws["nu"]._pieces] == [2]
 
 
 def test_the_conventions_of_scipy_stats(laws):
