@@ -1,11 +1,13 @@
-"""The law objects' targets (issue 28), with the old density route as the baseline, in one run.
+"""The law objects' targets (issue 28), with the code before them as the baseline, in one run.
 
-    python benchmarks/laws.py [--json docs/bench/laws.json]
+    git worktree add /tmp/before cfff8b0      # the code before issue 28
+    python benchmarks/laws.py --baseline /tmp/before [--json docs/bench/laws.json]
 
 Targets: ``pdf`` of ν∞ at 1,000 points ≤ 1 s at 15 digits; the output law's at 200 points
-≤ 2 s; ``cdf`` and ``ppf`` to 1e-10. Each law is built fresh (its support and edge included
-in the first call). The baseline is the same densities with every root found by
-``mpmath.polyroots`` (the route before Newton's polish), timed in this run on this machine.
+≤ 2 s; ``cdf`` and ``ppf`` to 1e-10. Each law is built fresh ("fresh": its support and edge
+included in the first call) and then asked again ("warm"). The baseline is the same points'
+densities by the code before (its ``density_grid`` at 15 digits, in a subprocess that
+imports it from ``--baseline``), timed in this run on this machine.
 The accuracy of ``cdf`` is judged against mpmath quadrature of the density (tanh-sinh, 20
 digits; in t = x^(1/3) from a hard edge at 0), of ``ppf`` by ``cdf(ppf(q)) - q``.
 """
@@ -13,6 +15,7 @@ digits; in t = x^(1/3) from a hard edge at 0), of ``ppf`` by ``cdf(ppf(q)) - q``
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
 import time
 
@@ -65,46 +68,62 @@ def _accuracy(nu) -> dict:
     return {"cdf_error": cdf_error, "ppf_error": ppf_error}
 
 
-def _polyroots_only():
-    """The baseline: every root by polyroots (the fast path's candidates refused)."""
-    original = mhl.settled_roots
-    mhl.settled_roots = lambda coeffs, keep=None: None
-    return original
+BASELINE = """
+import sys, time, json
+sys.path.insert(0, sys.argv[1])
+import sympy as sp
+from theory import limit_law as ll, multi_head as mh
+from numerics import limit_density as ld, multi_head_law as mhl
+job = json.loads(sys.argv[2])
+t1, t2 = ll.from_beta(sp.Rational(job["beta"]))
+start = time.perf_counter()
+if job["kind"] == "nu":
+    ld.density_grid(job["points"], t1, t2, sp.Rational(job["y"]), dps=15)
+else:
+    law = mh.law(job["kind"], t1, t2, job["heads"], sp.Rational(job["gamma_k"]),
+                 sp.Rational(job["gamma_v"]), sp.Rational(job["gamma_o"]), job["sharing"])
+    mhl.density_grid(job["points"], law, dps=15)
+print(time.perf_counter() - start)
+"""
+
+
+def _baseline(folder: str, nu, points) -> float:
+    """Seconds of the code in ``folder`` for the same densities (a fresh process)."""
+    d = nu.description
+    job = {"kind": "nu" if d.single else d.kind, "beta": str(d.beta), "y": str(d.y),
+           "heads": d.heads, "gamma_k": str(d.gamma_k), "gamma_v": str(d.gamma_v),
+           "gamma_o": str(d.gamma_o), "sharing": d.sharing, "points": [float(x) for x in points]}
+    out = subprocess.run([sys.executable, "-c", BASELINE, folder, json.dumps(job)],
+                         capture_output=True, text=True, check=True)
+    return float(out.stdout.split()[-1])
 
 
 def main() -> None:
+    folder = sys.argv[sys.argv.index("--baseline") + 1] if "--baseline" in sys.argv else None
+    cases = [("nu_infinity, beta = 1, y = 2", dict(beta=1, y=2), 1000, 1.0)]
+    cases += [(name, parameters, 200, 2.0) for name, parameters in OUTPUT_LAWS.items()]
     rows = []
-    nu_points = np.linspace(0.01, 12.0, 1000)
-    nu, seconds = _timed(lambda: law(beta=1, y=2))
-    _, first = _timed(lambda: nu.pdf(nu_points))
-    _, warm = _timed(lambda: nu.pdf(nu_points))
-    rows.append({"law": "nu_infinity, beta = 1, y = 2", "points": 1000, "first_s": first,
-                 "warm_s": warm, "target_s": 1.0, **_accuracy(nu)})
-    for name, parameters in OUTPUT_LAWS.items():
-        fresh = law(**parameters)
-        points = np.linspace(0.0, fresh.edge, 202)[1:-1]
-        _, first = _timed(lambda fresh=fresh, points=points: fresh.pdf(points))
-        _, warm = _timed(lambda fresh=fresh, points=points: fresh.pdf(points))
-        original = _polyroots_only()
-        try:
-            baseline = law(**parameters)
-            baseline.pdf(points[:1])                       # its support, edge
-            _, old = _timed(lambda baseline=baseline, points=points: baseline.pdf(points))
-        finally:
-            mhl.settled_roots = original
-        rows.append({"law": name, "points": 200, "first_s": first, "warm_s": warm,
-                     "baseline_polyroots_s": old, "speedup": old / warm, "target_s": 2.0,
-                     **_accuracy(fresh)})
+    for name, parameters, count, target in cases:
+        nu = law(**parameters)
+        points = np.linspace(0.0, 1.1 * nu.edge, count + 1)[1:]
+        _, first = _timed(lambda nu=nu, points=points: nu.pdf(points))
+        _, warm = _timed(lambda nu=nu, points=points: nu.pdf(points))
+        row = {"law": name, "points": count, "first_s": first, "warm_s": warm,
+               "target_s": target, **_accuracy(nu)}
+        if folder is not None:
+            row["baseline_s"] = _baseline(folder, nu, points[points < nu.edge])
+            row["speedup_warm"] = row["baseline_s"] / warm
+        rows.append(row)
     for r in rows:
-        extra = f", polyroots {r['baseline_polyroots_s']:.2f} s ({r['speedup']:.1f}x)" \
-            if "speedup" in r else ""
+        extra = f", the code before {r['baseline_s']:.2f} s ({r['speedup_warm']:.1f}x warm)" \
+            if "baseline_s" in r else ""
         print(f"{r['law']}: pdf at {r['points']} points {r['first_s']:.2f} s fresh, "
               f"{r['warm_s']:.2f} s warm (target {r['target_s']:g} s){extra}; "
               f"cdf error {r['cdf_error']:.1e}, ppf error {r['ppf_error']:.1e}")
     if "--json" in sys.argv:
         path = sys.argv[sys.argv.index("--json") + 1]
         with open(path, "w", encoding="utf-8") as fh:
-            json.dump({"rows": rows, "command": "python benchmarks/laws.py --json " + path,
+            json.dump({"rows": rows, "command": "python " + " ".join(sys.argv),
                        "date": time.strftime("%Y-%m-%d")}, fh, indent=2)
             fh.write("\n")
 

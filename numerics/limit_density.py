@@ -447,9 +447,48 @@ def density_grid(xs: Iterable[object], theta1: object, theta2: object, y: object
         pts = [_to_mpf("xs", x) for x in xs]
         if any(p <= 0 for p in pts):
             raise ValueError("xs must all be positive")
-        out = [_density_at(law.a, law.theta2, law.y, p) for p in pts]
+        out = _density_many(law.a, law.theta2, law.y, pts)
     with mp.workdps(dps):
         return [+v for v in out]
+
+
+_CLEAR = 1e-6
+"""A double-precision score above this picks the physical root without doubt."""
+
+
+def _density_many(a, b, y, pts: list) -> list:
+    """:func:`_density_at` at many points, the same numbers faster: the quartics' roots in
+    double precision by one batched eigenvalue call (the companion matrices of
+    ``numpy.roots``), the root with the best score (:func:`_physical`) polished by Newton's
+    method at the working precision and kept where its score is clear (above ``_CLEAR`` in
+    double precision, above ``_tol()`` at the working one); every other point (off the
+    support, near an edge, a root that does not settle) is solved on its own."""
+    if not pts:
+        return []
+    x = np.array([float(p) for p in pts])
+    af, bf, yf = float(a), float(b), float(y)
+    lead = -af * bf * yf * x * x
+    if not (np.all(np.isfinite(lead)) and np.all(lead != 0)):
+        return [_density_at(a, b, y, p) for p in pts]
+    companion = np.zeros((x.size, 4, 4))
+    companion[:, 0, :] = -np.stack([-bf * yf * x * x, (af - bf * yf + bf) * x, x,
+                                    np.ones_like(x)], axis=1) / lead[:, None]
+    companion[:, 1:, :3] += np.eye(3)
+    roots = np.linalg.eigvals(companion)
+    u = x[:, None] * roots * roots
+    with np.errstate(invalid="ignore", divide="ignore"):
+        score = np.minimum(roots.imag / np.abs(roots), -u.imag / np.abs(u))
+    best = np.argmax(np.nan_to_num(score, nan=-np.inf), axis=1)
+    out = []
+    for k, p in enumerate(pts):
+        value = None
+        if score[k, best[k]] > _CLEAR:
+            (m, settled), = _polish(_quartic(a, b, y, p), [mp.mpc(roots[k, best[k]])])
+            zm2 = p * m * m
+            if settled and min(m.imag / abs(m), -zm2.imag / abs(zm2)) > _tol():
+                value = m.imag / mp.pi
+        out.append(_density_at(a, b, y, p) if value is None else value)
+    return out
 
 
 # ---------------------------------------------------------------------------

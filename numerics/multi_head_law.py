@@ -38,14 +38,23 @@ Examples
 
 from __future__ import annotations
 
+import cmath
 import functools
+import math
 from collections.abc import Iterable
 
 import mpmath
 import sympy
 from mpmath import mp
 
-from attnge.numerics.limit_density import _piece, _roots, _to_mpf, settled_roots
+from attnge.numerics.limit_density import (
+    _float_roots,
+    _piece,
+    _polish,
+    _roots,
+    _to_mpf,
+    settled_roots,
+)
 from attnge.theory.inputs import integer
 from attnge.theory.multi_head import Law
 
@@ -83,6 +92,10 @@ class _Law:
             raise ValueError("the base law must be p(x), x ~ MP_r, r > 0, p increasing")
         self.layers = [(layer.kind, _number(layer.s), _number(layer.a), _number(layer.c))
                        for layer in law.layers]
+        self.curve = None                                 # built by _curve when first asked
+        self.floats = {"poly": [float(v) for v in poly], "ratio": float(self.ratio),
+                       "layers": [(k, float(s), float(a), float(c))
+                                  for k, s, a, c in self.layers]}
         self.top = (1 + mp.sqrt(self.ratio)) ** 2        # right edge of MP_r
         self.base_edge = self.p(self.top)
         if self.base_edge <= 0:
@@ -354,8 +367,64 @@ def _polypow(a: list, k: int) -> list:
     return out
 
 
+class _Poly:
+    """A polynomial in ζ (mpf coefficients, lowest first) with the arithmetic the walk down
+    needs, so that :func:`_curve_at` builds the curve once for every ζ."""
+
+    __slots__ = ("c",)
+
+    def __init__(self, c: list) -> None:
+        self.c = c
+
+    @staticmethod
+    def of(v) -> _Poly:
+        return v if isinstance(v, _Poly) else _Poly([mp.mpf(v)])
+
+    def __add__(self, other) -> _Poly:
+        a, b = self.c, _Poly.of(other).c
+        n = max(len(a), len(b))
+        return _Poly([(a[i] if i < len(a) else 0) + (b[i] if i < len(b) else 0)
+                      for i in range(n)])
+
+    __radd__ = __add__
+
+    def __mul__(self, other) -> _Poly:
+        b = _Poly.of(other).c
+        out = [mp.zero] * (len(self.c) + len(b) - 1)
+        for i, u in enumerate(self.c):
+            if u:
+                for j, v in enumerate(b):
+                    out[i + j] += u * v
+        return _Poly(out)
+
+    __rmul__ = __mul__
+
+    def __neg__(self) -> _Poly:
+        return _Poly([-v for v in self.c])
+
+    def __call__(self, zeta):
+        return mp.polyval(self.c[::-1], zeta)
+
+
 def _curve(law: _Law, zeta) -> list:
-    r"""Coefficients in g (lowest first) of the curve :math:`P(g) = 0` at the point ζ.
+    """Coefficients in g (lowest first) of the curve at the point ζ: the curve's coefficients,
+    polynomials in ζ built once per law (:func:`_curve_at` on ζ itself), evaluated at ζ."""
+    if law.curve is None:
+        law.curve = _curve_at(law, _Poly([mp.zero, mp.one]))
+    return _strip([c(zeta) for c in law.curve])
+
+
+def _strip(out: list) -> list:
+    """The coefficients without their low-order zeros: g = 0 solves a cleared denominator,
+    not the law."""
+    while len(out) > 1 and out[0] == 0:
+        out = out[1:]
+    return out
+
+
+def _curve_at(law: _Law, zeta) -> list:
+    r"""Coefficients in g (lowest first) of the curve :math:`P(g) = 0` at the point ζ (a
+    number, or :class:`_Poly` ζ itself for the coefficients as polynomials in ζ).
 
     Walking down from :math:`u = 1 + w = -\zeta g` and ζ, every level's u and ζ are ratios of
     polynomials in g (a free layer divides ζ by :math:`a - c + cu` and maps u to
@@ -380,8 +449,6 @@ def _curve(law: _Law, zeta) -> list:
         term = _polymul(_polypow(G_num, i), _polypow(G_den, top_i - i))
         term = _polymul(term, _polymul(_polypow(Nz, j), _polypow(Dz, top_j - j)))
         out = _polyadd(out, [coeff(*p, law.ratio) * v for v in term])
-    while len(out) > 1 and out[0] == 0:     # g = 0 solves a cleared denominator, not the law
-        out = out[1:]
     return out
 
 
@@ -407,23 +474,58 @@ def _physical(law: _Law, zeta):
     Im > 0 at every level).
 
     The candidates are those of NumPy's roots whose walk down comes near the base's physical
-    G_b, polished by Newton (fast); where one of them does not settle, every root of the
+    G_b (:func:`_near`, in double precision), polished by Newton (fast); where one of them
+    does not settle, or none is physical, every root that settles, and then every root of the
     curve by ``polyroots``."""
     coeffs = _curve(law, zeta)[::-1]
-    roots = settled_roots(coeffs, lambda g: _near(law, g, zeta))
-    best = _best(law, _roots(coeffs) if roots is None else roots, zeta)
+    z = complex(zeta)
+    roots = settled_roots(coeffs, lambda g: _near(law, complex(g), z))
+    best = (None, -mp.inf) if roots is None else _best(law, roots, zeta)
+    if best[0] is None:        # every root NumPy finds, those that settle
+        start = _float_roots(coeffs)
+        settled = [] if start is None else [r for r, ok in _polish(coeffs, start) if ok]
+        best = _best(law, settled, zeta)
+    if best[0] is None:
+        best = _best(law, _roots(coeffs), zeta)
     if best[0] is None:
         raise ArithmeticError(f"no physical root at zeta = {mp.nstr(zeta, 8)}")
     return best
 
 
-def _near(law: _Law, g, zeta) -> bool:
-    """Whether a double-precision root g walks down to within 1e-3 of the base's G_b (a
-    loose filter: :func:`_best` judges the polished root at 2^(-prec/4))."""
+def _near(law: _Law, g: complex, zeta: complex) -> bool:
+    """Whether a double-precision root g walks down to within 1e-3 of the base's G_b: the
+    mismatch of :func:`_score` in double precision (``cmath``), a loose filter before the
+    polish (:func:`_best` judges the polished root at 2^(-prec/4))."""
+    f = law.floats
+    u = -zeta * g
     try:
-        return _score(law, g, zeta)[1] <= mp.mpf("1e-3")
-    except ZeroDivisionError:
+        for kind, s, a, c in reversed(f["layers"]):
+            if kind == "dilate":
+                zeta = zeta / s
+            else:
+                zeta = zeta / (a - c + c * u)
+                u = (s - 1 + u) / s
+        phys = _g_base_float(f, zeta)
+        return abs(-u / zeta - phys) <= 1e-3 * abs(phys)
+    except (ZeroDivisionError, OverflowError, ValueError):
         return False
+
+
+def _g_base_float(f: dict, zeta: complex) -> complex:
+    """:meth:`_Law.g_base` in double precision."""
+    p, r = f["poly"], f["ratio"]
+    lo, hi = (1 - math.sqrt(r)) ** 2, (1 + math.sqrt(r)) ** 2
+
+    def g_mp(u: complex) -> complex:
+        return (1 - r - u + cmath.sqrt(u - lo) * cmath.sqrt(u - hi)) / (2 * r * u)
+
+    if len(p) == 1:
+        return 1 / (p[0] - zeta)
+    if len(p) == 2:
+        return g_mp((zeta - p[0]) / p[1]) / p[1]
+    disc = cmath.sqrt(p[1] ** 2 - 4 * p[2] * (p[0] - zeta))
+    return sum(g_mp(x) / (p[1] + 2 * p[2] * x)
+               for x in ((-p[1] + disc) / (2 * p[2]), (-p[1] - disc) / (2 * p[2])))
 
 
 def _best(law: _Law, roots: list, zeta) -> tuple:
@@ -541,11 +643,11 @@ def _transition(law: _Law, a, b, rising: bool):
 
 def _double_root(law: _Law, zeta0):
     """A real ζ near ``zeta0`` where two real roots of the curve meet (Newton on P = P' = 0)."""
-    roots = _roots(_curve(law, zeta0)[::-1])
+    roots = _roots(_strip(_curve_at(law, zeta0))[::-1])
     g0 = min(roots, key=lambda g: min(abs(g - o) for o in roots if o is not g))
 
-    def system(g, zeta):
-        coeffs = _curve(law, zeta)
+    def system(g, zeta):   # the curve built at ζ itself: a double root needs every digit
+        coeffs = _strip(_curve_at(law, zeta))
         slope = [k * c for k, c in enumerate(coeffs)][1:]
         return mp.polyval(coeffs[::-1], g), mp.polyval(slope[::-1], g)
 

