@@ -246,8 +246,18 @@ def detectable(se: float, dof: float, reference: float, z: float = Z_MAX) -> flo
     return stats.t_critical(z, dof) * se / abs(reference)
 
 
-def z_value(table: Table, row: list, label: str, mean: float, se: float, dof: float,
-            expected: float, scale: float | None = None, untested: str | None = None,
+@dataclass(frozen=True)
+class Estimate:
+    """A measured value: its ``mean``, standard error ``se`` and the degrees of freedom
+    ``dof`` of that error (inf: a normal error)."""
+
+    mean: float
+    se: float
+    dof: float
+
+
+def z_value(table: Table, row: list, label: str, estimate: Estimate, expected: float,
+            scale: float | None = None, untested: str | None = None,
             z: float | None = None) -> float:
     """Append ``row`` + [z, detectable] judged at |z| <= Z_MAX, and record the value check.
 
@@ -256,6 +266,7 @@ def z_value(table: Table, row: list, label: str, mean: float, se: float, dof: fl
     ``detectable`` is relative to ``scale`` (default: ``expected``; give it when that is 0).
     ``untested``: why the row is shown without a verdict (nothing is recorded then).
     """
+    mean, se, dof = estimate.mean, estimate.se, estimate.dof
     if z is None:
         z = stats.normal_equivalent((mean - expected) / se, dof)
     if untested:
@@ -307,10 +318,10 @@ def z_rows(table: Table, label: str, sizes: list[int], values: list[np.ndarray],
         why = None if untested is None else untested[k]
         if why:
             z_value(table, [label, ell, pm(mean, se), fmt(e, 8)], f"{label} at ell = {ell}",
-                    mean, se, dof, e, scale=scale, untested=why)
+                    Estimate(mean, se, dof), e, scale=scale, untested=why)
             continue
-        zs.append(z_value(table, [label, ell, pm(mean, se), fmt(e, 8)],
-                          f"{label} at ell = {ell}", mean, se, dof, e, scale=scale))
+        zs.append(z_value(table, [label, ell, pm(mean, se), fmt(e, 8)], f"{label} at ell = {ell}",
+                          Estimate(mean, se, dof), e, scale=scale))
         rse.append(se / abs(scale))
     if zs:
         z_combined(table, [label, "all", "", ""], label, zs, rse)
@@ -355,14 +366,14 @@ def value_table(title: str) -> Table:
                  ["quantity", "estimate ± se", "predicted", "z", "how estimated", "detectable"])
 
 
-def value_row(table: Table, label: str, estimate: float, se: float, dof: float,
-              predicted: float, how: str, judged: bool = True, scale: float | None = None
-              ) -> dict:
-    """Judge ``estimate`` ± se (``dof`` degrees of freedom) against ``predicted``.
+def value_row(table: Table, label: str, measured: Estimate, predicted: float, how: str,
+              judged: bool = True, scale: float | None = None) -> dict:
+    """Judge ``measured`` (its mean ± se, with its dof) against ``predicted``.
 
     ``scale``: what ``detectable`` is relative to (default |predicted|; give it when the
     prediction is 0, e.g. a difference whose size is that of another quantity).
     """
+    estimate, se, dof = measured.mean, measured.se, measured.dof
     z = stats.normal_equivalent((estimate - predicted) / se, dof)
     det = detectable(se, dof, predicted if scale is None else scale, VALUE_Z)
     ok = abs(z) <= VALUE_Z
@@ -419,7 +430,7 @@ def limit_row(table: Table, label: str, sizes, values: list[np.ndarray],
         table.add([label, "", fmt(predicted, 8), "", why, ""], INCONCLUSIVE)
         return None
     limit = extrapolated(sizes, values, target.powers)
-    value_row(table, label, limit.value, limit.se, limit.dof, predicted, fit_text(limit),
+    value_row(table, label, Estimate(limit.value, limit.se, limit.dof), predicted, fit_text(limit),
               target.judged, target.scale)
     return limit
 
@@ -435,7 +446,7 @@ def exact_rows(table: Table, label: str, sizes, values: list[np.ndarray],
     ratios, weights, dofs = [], [], []
     for ell, v, e in zip(sizes, values, expected):
         mean, var, dof = stats.mean_variance(v)
-        value_row(table, f"{label} at {size_name} = {ell}", mean, var**0.5, dof, e,
+        value_row(table, f"{label} at {size_name} = {ell}", Estimate(mean, var**0.5, dof), e,
                   f"mean over draws vs exact mean at this {size_name}")
         ratios.append(mean / e - 1)
         weights.append(e * e / var)
@@ -445,5 +456,5 @@ def exact_rows(table: Table, label: str, sizes, values: list[np.ndarray],
     se = float(w.sum() ** -0.5)
     a = (w / w.sum()) ** 2 / w          # Welch–Satterthwaite over the sizes
     dof = float(a.sum() ** 2 / np.sum(a**2 / np.array(dofs)))
-    value_row(table, f"{label}, all sizes: relative deviation", delta, se, dof, 0.0,
+    value_row(table, f"{label}, all sizes: relative deviation", Estimate(delta, se, dof), 0.0,
               "weighted mean of mean/exact - 1 over the sizes", scale=1.0)

@@ -21,6 +21,15 @@ Parameters come as the softmax's inverse temperature β (then :math:`\theta_1 = 
 (0.1 is 1/10), so the same β gives the same law whether it came as a float, a string or a
 SymPy number.
 
+Extension points. A law enters the code here and nowhere else: every builder of a law
+(the steps' ``fits.laws``, ``mha.output_law``, the coefficient tables, the certificates)
+asks :func:`describe` or :class:`Description`, and ``numerics.laws.Law`` and
+``numerics.multi_head_law`` read only :meth:`Description.layered`. An attention variant
+whose limit is the same linear model with other coefficients (another kernel g: θ₁[g] the
+variance of g(χ), θ₂[g] the square of E g′(χ)) is a description with those θ's, which
+``describe`` already takes; one that changes the law's shape (a causal mask) is a new
+``kind`` with its own :meth:`Description.layered` and :meth:`Description.moments`.
+
 Examples
 --------
 >>> nu = describe(beta=1, y=2)

@@ -192,8 +192,8 @@ def sampled_table(params: Params) -> Table:
             exact = float(exact_expr.subs({beta: positive_beta(b), d_qk: d}))
             untested = ev.tail_untested(DEGREE[name], b, ell * ell * params.draws)
             z = ev.z_value(table, [name, ell, d, pm(mean, se), fmt(exact, 8), fmt(limit, 8),
-                                   fmt(mean - limit, 3)], f"{name} at ell = {ell}", mean, se,
-                           math.inf, exact, untested=untested)
+                                   fmt(mean - limit, 3)], f"{name} at ell = {ell}",
+                           ev.Estimate(mean, se, math.inf), exact, untested=untested)
             if untested is None:
                 zs.append(z)
                 rse.append(se / abs(exact))

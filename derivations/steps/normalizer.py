@@ -174,7 +174,7 @@ def sampled_tables(params: Params) -> list[Table]:
             mean, se = samples[L][key]
             exact = float(evaluate(formula(), params.beta, L, d))
             z = ev.z_value(moments, [label, L, d, pm(mean, se), fmt(exact, 8)],
-                           f"{label} at ell = {L}", mean, se, math.inf, exact,
+                           f"{label} at ell = {L}", ev.Estimate(mean, se, math.inf), exact,
                            untested=why)
             if why is None:
                 zs.append(z)

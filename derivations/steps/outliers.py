@@ -146,7 +146,7 @@ def count_table(sw: ev.Sweep, params: Params, E: float) -> Table:
             continue
         se = float(np.sqrt(expected))                   # Poisson; its exact tail for z
         zs.append(ev.z_value(table, ["count", ell, str(observed), ev.fmt(expected, 4)],
-                             f"count at ell = {ell}", observed, se, math.inf, expected,
+                             f"count at ell = {ell}", ev.Estimate(observed, se, math.inf), expected,
                              z=stats.poisson_z(observed, expected)))
         rse.append(se / expected)
     if zs:

@@ -14,11 +14,11 @@ from attnge.step import INCONCLUSIVE, Table
 def test_an_error_of_detectable_reaches_the_threshold_at_one_size():
     table = Table("t", ["x", "z", "detectable"])
     expected, se = 2.0, 0.01
-    ev.z_value(table, ["a"], "a", expected, se, math.inf, expected)
+    ev.z_value(table, ["a"], "a", ev.Estimate(expected, se, math.inf), expected)
     det = table.values[0]["detectable"]
-    z = ev.z_value(table, ["b"], "b", expected * (1 + det), se, math.inf, expected)
+    z = ev.z_value(table, ["b"], "b", ev.Estimate(expected * (1 + det), se, math.inf), expected)
     assert z == pytest.approx(ev.Z_MAX) and table.verdicts[-1] is True
-    assert ev.z_value(table, ["c"], "c", expected * (1 + 1.01 * det), se, math.inf,
+    assert ev.z_value(table, ["c"], "c", ev.Estimate(expected * (1 + 1.01 * det), se, math.inf),
                       expected) > ev.Z_MAX and table.verdicts[-1] is False
 
 
