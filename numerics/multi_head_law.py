@@ -48,9 +48,7 @@ import sympy
 from mpmath import mp
 
 from attnge.numerics.limit_density import (
-    _float_roots,
     _piece,
-    _polish,
     _roots,
     _to_mpf,
     settled_roots,
@@ -474,19 +472,17 @@ def _physical(law: _Law, zeta):
     Im > 0 at every level).
 
     The candidates are those of NumPy's roots whose walk down comes near the base's physical
-    G_b (:func:`_near`, in double precision), polished by Newton (fast); where one of them
-    does not settle, or none is physical, every root that settles, and then every root of the
-    curve by ``polyroots``."""
+    G_b (:func:`_near`, in double precision), polished by Newton (fast). Where none of them
+    is physical with Im > 0 (off the support, or a candidate the filter missed), every root
+    of the curve (:func:`_roots`: all of NumPy's polished, else ``polyroots``) decides, so
+    that a density of 0 is read from the whole set of roots."""
     coeffs = _curve(law, zeta)[::-1]
     z = complex(zeta)
     roots = settled_roots(coeffs, lambda g: _near(law, complex(g), z))
     best = (None, -mp.inf) if roots is None else _best(law, roots, zeta)
-    if best[0] is None:        # every root NumPy finds, those that settle
-        start = _float_roots(coeffs)
-        settled = [] if start is None else [r for r, ok in _polish(coeffs, start) if ok]
-        best = _best(law, settled, zeta)
-    if best[0] is None:
-        best = _best(law, _roots(coeffs), zeta)
+    if best[0] is not None and best[1] > _tol():
+        return best
+    best = _best(law, _roots(coeffs), zeta)   # no physical root among the candidates: all
     if best[0] is None:
         raise ArithmeticError(f"no physical root at zeta = {mp.nstr(zeta, 8)}")
     return best

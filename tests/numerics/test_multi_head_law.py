@@ -129,3 +129,15 @@ def test_a_planted_entry_in_the_gaussian_model_of_two_heads_sits_where_predicted
     predicted = float(mhl.outlier_location(law, 2, a, 15))
     assert abs(np.mean(tops) / predicted - 1) < 0.02
     assert predicted > 1.1 * float(mhl.right_edge(law, 15))  # an outlier, not the edge
+
+
+def test_issue_28_a_density_near_the_edge_is_read_from_every_root():
+    """beta = 1, y = 53, one head's output law: just inside the edge the physical root is
+    not among the double-precision candidates, and every root must decide (else the density
+    reads 0 there and the curve's double root is refused)."""
+    from attnge.fits import laws as step_laws
+
+    stated, matrix = step_laws(1.0, 53.0, 1, "output", "none", sp.Rational(1, 53))
+    edge = mhl.right_edge(stated, dps=30)
+    assert abs(mhl.polynomial_edge(matrix, dps=30) / edge - 1) < 1e-20
+    assert mhl.density(edge * (1 - mpmath.mpf(10) ** -6), matrix, dps=20) > 0
