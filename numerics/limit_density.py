@@ -312,16 +312,16 @@ def _tol() -> mpmath.mpf:
     return mp.mpf(2) ** (-mp.prec // 2)
 
 
+def _score(m, z) -> mpmath.mpf:
+    """min(Im m / |m|, -Im(z m^2) / |z m^2|): > 0 iff Im m > 0 > Im(z m^2), the physical root."""
+    u = z * m * m
+    return min(m.imag / abs(m), -u.imag / abs(u))
+
+
 def _physical(a, b, y, z) -> tuple[mpmath.mpc, mpmath.mpf]:
-    """The root of P with the largest score min(Im m / |m|, -Im(z m^2) / |z m^2|), and the
-    score: > 0 iff Im m > 0 > Im(z m^2)."""
-
-    def score(m):
-        u = z * m * m
-        return min(m.imag / abs(m), -u.imag / abs(u))
-
-    best = max(_roots(_quartic(a, b, y, z)), key=score)
-    return best, score(best)
+    """The root of P with the largest :func:`_score`, and that score."""
+    best = max(_roots(_quartic(a, b, y, z)), key=lambda m: _score(m, z))
+    return best, _score(best, z)
 
 
 def _density_at(a, b, y, x) -> mpmath.mpf:
@@ -484,8 +484,7 @@ def _density_many(a, b, y, pts: list) -> list:
         value = None
         if score[k, best[k]] > _CLEAR:
             (m, settled), = _polish(_quartic(a, b, y, p), [mp.mpc(roots[k, best[k]])])
-            zm2 = p * m * m
-            if settled and min(m.imag / abs(m), -zm2.imag / abs(zm2)) > _tol():
+            if settled and _score(m, p) > _tol():
                 value = m.imag / mp.pi
         out.append(_density_at(a, b, y, p) if value is None else value)
     return out

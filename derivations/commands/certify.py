@@ -10,7 +10,7 @@ from pathlib import Path
 
 from attnge import edge_certificates
 from attnge.coefficient_tables import parse_list
-from attnge.commands.common import computing, law_options
+from attnge.commands.common import HEADS_ONLY, computing, law_options
 from attnge.output.files import check_output, write_atomic
 
 NAME = "certify"
@@ -69,8 +69,7 @@ def run(args: argparse.Namespace) -> int:
             check_output(path, name)
     edge_certificates.parse_claim(args.claim)
     edge_certificates.validate_digits(args.digits)
-    law = law_options(args, "the multi-head laws", (*("gamma-k", "gamma-v", "gamma-o"),
-                                                    "sharing", "law"))
+    law = law_options(args, "the multi-head laws", (*HEADS_ONLY, "law"))
     given = {"y": law["ys"]} if "ys" in law else \
         {"heads": law["heads"], **law["gammas"], "sharing": law["sharing"],
          "law": args.law or "attention"}
