@@ -28,7 +28,7 @@ import numpy as np
 
 from attnge import regimes as rg
 from attnge.numerics import stats
-from attnge.numerics.measure import RANK_RTOL, DrawMeasurement
+from attnge.numerics.measure import RANK_RTOL, DrawMeasurement, Identities
 from attnge.numerics.outliers import tilt_tail
 from attnge.params import Params
 from attnge.step import INCONCLUSIVE, Table, fmt, pm, stouffer
@@ -138,7 +138,8 @@ def rate_row(table: Table, label: str, params: Params, values: list[np.ndarray],
 
 
 def identity_table(sweep: Sweep, names: list[str]) -> Table:
-    """Exact identities: the largest relative residual over every size and draw.
+    """Exact identities: the largest relative residual over every size and draw, ``names``
+    the fields of ``numerics.measure.Identities``.
 
     They hold by algebra whatever the law of S, so they can catch a bug in the code
     and nothing about the theory: the title says so.
@@ -146,8 +147,8 @@ def identity_table(sweep: Sweep, names: list[str]) -> Table:
     table = Table(f"Exact identities (pass: relative residual <= {IDENTITY_TOL:g}; {SANITY})",
                   ["identity", "max relative residual (all sizes, draws)"])
     for name in names:
-        worst = max(m.identities[name] for draws in sweep.values() for m in draws)
-        table.add([name, f"{worst:.2e}"], worst <= IDENTITY_TOL)
+        worst = max(getattr(m.identities, name) for draws in sweep.values() for m in draws)
+        table.add([Identities.LABELS[name], f"{worst:.2e}"], worst <= IDENTITY_TOL)
     return table
 
 

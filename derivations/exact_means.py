@@ -3,6 +3,7 @@ them at (the heavy tails of e^{pβS} need d_qk and enough scores)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import cache
 
 import mpmath as mp
@@ -10,6 +11,7 @@ import sympy as sp
 
 from attnge import evidence as ev
 from attnge import regimes as rg
+from attnge.numerics.measure import DrawMeasurement
 from attnge.params import Params
 from attnge.step import Table
 from attnge.theory.symbols import beta, d_qk, ell, positive_beta
@@ -38,11 +40,12 @@ def evaluate(expr: sp.Expr, b: float, ell_value, d_value) -> mp.mpf:
     return _mpmath_function(expr)(mp.mpf(r.p) / r.q, mp.mpf(ell_value), mp.mpf(d_value))
 
 
-def norm_rows(table: Table, sw: ev.Sweep, params: Params, label: str, statistic: str,
-              formula: sp.Expr, degree: int) -> None:
+def norm_rows(table: Table, sw: ev.Sweep, params: Params, label: str,
+              statistic: Callable[[DrawMeasurement], float], formula: sp.Expr,
+              degree: int) -> None:
     """z-tests of a per-draw squared norm against its exact mean, where the tails allow
-    (:func:`untested`)."""
-    values = ev.per_size(sw, lambda m: m.statistics[statistic][0])
+    (:func:`untested`); ``statistic`` reads it from a draw."""
+    values = ev.per_size(sw, statistic)
     tested = []
     for k, (L, why) in enumerate(zip(params.sizes, untested(degree, params))):
         if why is None:

@@ -179,9 +179,7 @@ class Law:
         if d.single:
             parts = ld.support(d.theta1, d.theta2, d.y, dps=20)
         else:
-            with mp.workdps(30):
-                numeric = mhl._Law(self._layered)
-                parts = mhl._support(numeric, mhl._edge_of(numeric)[1])
+            parts = mhl.support(self._layered, dps=20)
         return tuple((float(lo), float(hi)) for lo, hi in parts)
 
     # -- density, distribution and quantiles ----------------------------------------

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 import numpy as np
 
@@ -33,8 +34,6 @@ SPECTRA = tuple(key for key in MODEL_KEYS if key != "surrogate")   # the models 
 MATRICES_PER_DRAW = 6       # ℓ×ℓ float64 arrays alive at the peak of one draw, besides Q, K:
                             # the first root (ρ, Σ_f, eigh's copy, eigenvectors, workspace 2),
                             # held to the measured peak by tests/numerics/test_measure.py
-SPIKE_ALONE = "||(Sigma_G + s uu^T)^1/2 - Sigma_G^1/2||"
-"""The spike alone on a draw's keys, s = that draw's u^T(Sigma_f - Sigma_G)u (statistics key)."""
 TOP_ENTRIES = 8             # largest entries of M0 (distinct rows and columns) kept
 
 
@@ -61,6 +60,68 @@ class Perron:
     s1_perp: float = float("nan")
 
 
+@dataclass(frozen=True)
+class Identities:
+    """The relative residuals, on one draw, of the identities that hold by algebra whatever
+    the law of S (code sanity checks); ``LABELS`` names each as the tables print it."""
+
+    rows_sum_to_one: float      # A 1 = 1 (max |row sum - 1|)
+    frobenius: float            # ||A||_F^2 = 1 + ||A_perp||_F^2
+    normalizer: float           # M0 = D^-1 Y
+    projection: float           # Y = Y^f P_perp
+    norm_d: float               # ||Y - Y^f|| = ||D - 1||
+    norm_c: float               # ||Y^f - Y^Q|| = ||c||
+
+    LABELS: ClassVar[dict[str, str]] = {
+        "rows_sum_to_one": "A 1 = 1",
+        "frobenius": "||A||_F^2 = 1 + ||A_perp||_F^2",
+        "normalizer": "M0 = D^-1 Y",
+        "projection": "Y = Y^f P_perp",
+        "norm_d": "||Y - Y^f|| = ||D - 1||",
+        "norm_c": "||Y^f - Y^Q|| = ||c||",
+    }
+
+
+@dataclass(frozen=True)
+class Statistic:
+    """A statistic of one draw: its ``mean`` over rows that are i.i.d. given K and the
+    variance ``var`` of that mean (0 for a single number of the draw)."""
+
+    mean: float
+    var: float = 0.0
+
+
+@dataclass(frozen=True)
+class QuadraticForm:
+    r"""The form :math:`r_i^\top W r_i` of the centred rows given K: ``centred`` is its mean
+    minus ``expected`` = :math:`\operatorname{tr}(W\Sigma_f)` on the draw's keys."""
+
+    centred: Statistic
+    expected: float
+
+
+@dataclass(frozen=True)
+class Statistics:
+    r"""What the chain steps read of one draw besides spectra and differences.
+
+    ``projection_on_c``: :math:`\sum_j c_j f(S_{ij})/\|c\|^2` over rows (mean 1 iff
+    :math:`E[f(S_{ij})|K] = c_j`); ``norm_d_squared`` = :math:`\|D - 1\|^2`,
+    ``norm_c_squared`` = :math:`\|c\|^2`; the forms of the centred rows for W = I,
+    :math:`uu^\top`, ρ; ``spike`` = :math:`u^\top(\Sigma_f - \Sigma_G)u` and
+    ``spike_alone`` = :math:`\|(\Sigma_G + s\,uu^\top)^{1/2} - \Sigma_G^{1/2}\|` with s
+    that spike, on the draw's keys.
+    """
+
+    projection_on_c: Statistic
+    norm_d_squared: float
+    norm_c_squared: float
+    form_identity: QuadraticForm
+    form_uu: QuadraticForm
+    form_rho: QuadraticForm
+    spike: float
+    spike_alone: float
+
+
 @dataclass
 class DrawMeasurement:
     """Numbers measured on one draw at one size (see ``measure_draw``)."""
@@ -68,10 +129,10 @@ class DrawMeasurement:
     ell: int
     d_qk: int
     spectra: dict[str, np.ndarray]                     # model → s² sorted descending
-    identities: dict[str, float]                       # name → relative residual
+    identities: Identities
     differences: dict[str, Difference]                 # "A->B" → its Difference
-    statistics: dict[str, tuple[float, float]] = field(default_factory=dict)  # (value, var)
-    perron: Perron | None = None
+    statistics: Statistics
+    perron: Perron
     top_entries: np.ndarray = field(default_factory=lambda: np.zeros(0))
     top_norms: np.ndarray = field(default_factory=lambda: np.zeros((0, 2)))
     """Per top entry (i, j): r = ‖q_i‖²/d_qk and c = ‖k_j‖²/d_qk, its query's and key's."""
@@ -159,12 +220,12 @@ DIFFERENCES = ("M0->Y", "Y->Y_f", "Y_f->Y_Q", "Y_lin_Q->Y_lin_f")
 Y_Q → Y_lin_Q (independent randomness: only their spectra are compared)."""
 
 
-def _perron(S: np.ndarray, beta: float) -> tuple[Perron, dict[str, float]]:
+def _perron(S: np.ndarray, beta: float) -> tuple[Perron, float]:
     """s₁(A), s₂(A) (Lanczos), ‖A‖_F² and the residual of A𝟙 = 𝟙, A = softmax(βS)."""
     A = attention(S, beta)
     sA = spectra.top_singular_values(A, 2, OP_RTOL)   # s₁ ≈ 1 is far from s₂: exact
     perron = Perron(float(sA[0]), float(sA[1]), float(np.einsum("ij,ij->", A, A)))
-    return perron, {"A 1 = 1": float(np.max(np.abs(A.sum(axis=1) - 1)))}
+    return perron, float(np.max(np.abs(A.sum(axis=1) - 1)))
 
 
 def measure_draw(ell: int, d_qk: int, beta: float, seed: int, draw: int,
@@ -188,11 +249,12 @@ def measure_draw(ell: int, d_qk: int, beta: float, seed: int, draw: int,
     u = np.full(ell, 1 / root)
     D, c = chain_diagonals(scores, beta)               # D_ii, and c_j from the theory's formula
     norm_D, norm_c = float(np.linalg.norm(D - 1)), float(np.linalg.norm(c))
-    perron, identities = _perron(scores.S, beta)
+    perron, rows_residual = _perron(scores.S, beta)
+    residuals = {"rows_sum_to_one": rows_residual}
     K = scores.K
     q_norms = np.einsum("ij,ij->i", scores.Q, scores.Q) / d_qk    # r_i = ‖q_i‖²/d_qk
     k_norms = np.einsum("ij,ij->i", K, K) / d_qk                  # c_j = ‖k_j‖²/d_qk
-    spec, differences, statistics = {}, {}, {}
+    spec, differences = {}, {}
     previous = None
 
     def visit(key: str, M: np.ndarray) -> None:
@@ -209,28 +271,26 @@ def measure_draw(ell: int, d_qk: int, beta: float, seed: int, draw: int,
         if key == "M0":
             top, rows, cols = largest_entries(M, TOP_ENTRIES)
             top_norms = np.column_stack([q_norms[rows], k_norms[cols]])
-            identities["||A||_F^2 = 1 + ||A_perp||_F^2"] = abs(
+            residuals["frobenius"] = abs(
                 perron.frob2 - 1 - float(np.einsum("ij,ij->", M, M)) / ell
             ) / perron.frob2
         elif key == "Y":
-            identities["M0 = D^-1 Y"] = _residual(previous[1], M / D[:, None])
+            residuals["normalizer"] = _residual(previous[1], M / D[:, None])
         elif key == "Y_f":
             projected = np.outer(M @ u, -u)
             projected += M                                  # Y^f P⊥ = Y^f − (Y^f u) uᵀ
-            identities["Y = Y^f P_perp"] = _residual(previous[1], projected)
+            residuals["projection"] = _residual(previous[1], projected)
             del projected
             # rows of f(S) are i.i.d. given K: the projection on c has mean 1
-            statistics["projection on c"] = _mean_var((M @ c) * (root / norm_c**2))
+            projection_on_c = _mean_var((M @ c) * (root / norm_c**2))
         visit(key, M)
         if key == "Y":
             differences["M0->Y"].bound = float(np.max(np.abs(1 / D - 1))
                                                   * np.sqrt(spec["Y"][0]))
         del M
     perron.s1_perp = float(np.sqrt(spec["M0"][0] / ell))
-    identities["||Y - Y^f|| = ||D - 1||"] = abs(differences["Y->Y_f"].op - norm_D) / norm_D
-    identities["||Y^f - Y^Q|| = ||c||"] = abs(differences["Y_f->Y_Q"].op - norm_c) / norm_c
-    statistics["||D - 1||^2"] = (norm_D**2, 0.0)
-    statistics["||c||^2"] = (norm_c**2, 0.0)
+    residuals["norm_d"] = abs(differences["Y->Y_f"].op - norm_D) / norm_D
+    residuals["norm_c"] = abs(differences["Y_f->Y_Q"].op - norm_c) / norm_c
 
     # the centred rows r_i = √ℓ (Y^Q)_i given K: mean 0, covariance Σ_f
     rho = key_gram(K, d_qk)
@@ -238,17 +298,19 @@ def measure_draw(ell: int, d_qk: int, beta: float, seed: int, draw: int,
     Sf = sigma_f(rho, beta)
     Y_Q = previous[1]
     uSu = float(u @ (Sf @ u))
+    forms = {}
     for name, t, expected in (
-            ("I", np.einsum("ij,ij->i", Y_Q, Y_Q), np.trace(Sf)),
-            ("uu^T", (Y_Q @ u) ** 2, uSu),
-            ("rho", np.einsum("ij,ij->i", Y_Q, Y_Q @ rho), np.einsum("ij,ij->", rho, Sf))):
+            ("form_identity", np.einsum("ij,ij->i", Y_Q, Y_Q), np.trace(Sf)),
+            ("form_uu", (Y_Q @ u) ** 2, uSu),
+            ("form_rho", np.einsum("ij,ij->i", Y_Q, Y_Q @ rho), np.einsum("ij,ij->", rho, Sf))):
         mean, var = _mean_var(t * ell)
-        statistics[f"r^T {name} r"] = (mean - float(expected), var)
-        statistics[f"r^T {name} r expected"] = (float(expected), 0.0)   # tr(W Σ_f)
+        forms[name] = QuadraticForm(Statistic(mean - float(expected), var), float(expected))
     spike = uSu - float(u @ (sigma_G(rho, beta) @ u))
-    statistics["u^T (Sigma_f - Sigma_G) u"] = (spike, 0.0)
-    # the spike alone on this draw's keys: ||(Sigma_G + s uu^T)^1/2 - Sigma_G^1/2||, s its own
-    statistics[SPIKE_ALONE] = (krylov_norm(rho, *thetas(beta), max(spike, 0.0)), 0.0)
+    statistics = Statistics(
+        projection_on_c=Statistic(*projection_on_c), norm_d_squared=norm_D**2,
+        norm_c_squared=norm_c**2, **forms, spike=spike,
+        # the spike alone on this draw's keys: ||(Sigma_G + s uu^T)^1/2 - Sigma_G^1/2||
+        spike_alone=float(krylov_norm(rho, *thetas(beta), max(spike, 0.0))))
     del Y_Q
     previous = None
     models = gaussian_models(rho, Sf, beta, rng)      # Σ_f goes once its root is taken
@@ -256,6 +318,6 @@ def measure_draw(ell: int, d_qk: int, beta: float, seed: int, draw: int,
     for key, M in models:
         visit(key, M)
         del M
-    return DrawMeasurement(ell=ell, d_qk=d_qk, spectra=spec, identities=identities,
+    return DrawMeasurement(ell=ell, d_qk=d_qk, spectra=spec, identities=Identities(**residuals),
                            differences=differences, statistics=statistics, perron=perron,
                            top_entries=top, top_norms=top_norms, normalizer=D)

@@ -49,15 +49,18 @@ from mpmath import mp
 
 from attnge.numerics.limit_density import (
     _piece,
-    _roots,
+    _polish,
+    _real_where_real,
     _to_mpf,
+    _trim,
     settled_roots,
 )
 from attnge.theory.inputs import integer
 from attnge.theory.multi_head import Law
 
 __all__ = ["density", "density_grid", "density_moments", "edge_stieltjes", "entry_for_location",
-           "outlier_location", "outlier_threshold", "polynomial_edge", "right_edge", "stieltjes"]
+           "outlier_location", "outlier_threshold", "polynomial_edge", "right_edge", "stieltjes",
+           "support"]
 
 _GUARD = 10
 
@@ -467,25 +470,52 @@ def _tol():
     return mp.mpf(2) ** (-mp.prec // 2)
 
 
-def _physical(law: _Law, zeta):
+def _physical(law: _Law, zeta, sure: bool = True):
     """The root g of the curve at ζ whose walk down is physical, and its score (> 0 iff
     Im > 0 at every level).
 
     The candidates are those of NumPy's roots whose walk down comes near the base's physical
     G_b (:func:`_near`, in double precision), polished by Newton (fast). Where none of them
     is physical with Im > 0 (off the support, or a candidate the filter missed), every root
-    of the curve (:func:`_roots`: all of NumPy's polished, else ``polyroots``) decides, so
-    that a density of 0 is read from the whole set of roots."""
+    of the curve (:func:`_every_root`) decides, so
+    that a density of 0 is read from the whole set of roots; with ``sure=False`` the
+    candidates' verdict stands (a positive density is sure either way, a zero one is not:
+    :func:`support` checks the zeros it reads so)."""
     coeffs = _curve(law, zeta)[::-1]
     z = complex(zeta)
     roots = settled_roots(coeffs, lambda g: _near(law, complex(g), z))
     best = (None, -mp.inf) if roots is None else _best(law, roots, zeta)
-    if best[0] is not None and best[1] > _tol():
+    if (best[0] is not None and best[1] > _tol()) or not sure:
         return best
-    best = _best(law, _roots(coeffs), zeta)   # no physical root among the candidates: all
+    best = _best(law, _every_root(coeffs), zeta)   # no physical candidate: every root
     if best[0] is None:
         raise ArithmeticError(f"no physical root at zeta = {mp.nstr(zeta, 8)}")
     return best
+
+
+def _every_root(coeffs: list) -> list[mpmath.mpc]:
+    """Every root of a polynomial (highest degree first): the eigenvalues of its companion
+    matrix at the working precision, each polished by Newton's method where that settles.
+
+    mpmath's QR iteration (``mp.eig``) is backward stable however the roots cluster, and the
+    curves carry spurious multiple roots (cleared denominators) on which ``polyroots`` (and
+    so :func:`numerics.limit_density._roots`) converges slowly: 5-10 times slower here. The
+    variable is first scaled by the geometric mean of the roots' sizes, :math:`|c_n/c_0|^{1/n}`
+    (the curves' coefficients span a hundred orders of magnitude near ζ = 0)."""
+    coeffs = _trim(coeffs)
+    nonzero = [k for k, c in enumerate(coeffs) if c != 0]
+    n = nonzero[-1]                        # roots at 0 (trailing zeros) are taken apart
+    scale = abs(coeffs[n] / coeffs[0]) ** (mp.one / n) if n else mp.one
+    t = [c / (coeffs[0] * scale**k) for k, c in enumerate(coeffs[:n + 1])]   # monic in g/scale
+    companion = mp.zeros(n)
+    for i in range(n):
+        companion[0, i] = -t[i + 1]
+    for i in range(1, n):
+        companion[i, i - 1] = 1
+    start = [scale * r for r in mp.eig(companion, left=False, right=False)]
+    start += [mp.mpc(0)] * (len(coeffs) - 1 - n)
+    polished = [r if ok else r0 for r0, (r, ok) in zip(start, _polish(coeffs, start))]
+    return _real_where_real(coeffs, polished)
 
 
 def _near(law: _Law, g: complex, zeta: complex) -> bool:
@@ -538,8 +568,8 @@ def _best(law: _Law, roots: list, zeta) -> tuple:
     return best, best_score
 
 
-def _density_at(law: _Law, x):
-    g, score = _physical(law, mp.mpf(x))
+def _density_at(law: _Law, x, sure: bool = True):
+    g, score = _physical(law, mp.mpf(x), sure)
     return mp.im(g) / mp.pi if score > _tol() else mp.zero
 
 
@@ -598,18 +628,70 @@ def polynomial_edge(law: Law, dps: int = 30, start: object = None) -> mpmath.mpf
         return +zeta
 
 
-def _support(law: _Law, edge, points: int = 64) -> list[tuple]:
+def support(law: Law, dps: int = 30) -> list[tuple[mpmath.mpf, mpmath.mpf]]:
+    r"""The intervals of the support of a law, ``[(lo, hi), ...]`` in increasing order.
+
+    Parameters
+    ----------
+    law : theory.multi_head.Law
+    dps : int
+        Decimal digits.
+
+    Returns
+    -------
+    list of (mpf, mpf)
+        Disjoint intervals of (0, E] where the density of :func:`density` is positive; the
+        last ends at the right edge E of :func:`right_edge`, an interval that starts at 0
+        has a hard edge there. Atoms (at 0 only) are not part of it.
+
+    Notes
+    -----
+    A scan of 64 equal steps of (0, E) and of :math:`E\,2^{-k}` (k ≤ 30) toward 0; each
+    change of sign of the density is an end, refined to a real double root of the curve,
+    :math:`P = \partial_g P = 0` started at the physical root (an end is where it meets
+    another root). The scan reads its densities from the fast candidates (a positive density
+    is sure, a zero one is not), then reads with every root of the curve the zeros that
+    decide its ends: just outside every end (relative :math:`10^{-6}`) and at the bottom of
+    the scan; if one of them is positive, the scan is redone with every density read so
+    (5-7 times slower). A false zero inside the support thus makes a gap whose ends are
+    checked; a piece of the support on which every scan point read a false zero, or that
+    lies between two scan points, is missed.
+    """
+    dps = integer(dps, "dps", 5)
+    with mp.workdps(dps + _GUARD):
+        numeric = _Law(law)
+        parts = _support(numeric, _edge_of(numeric)[1])
+    with mp.workdps(dps):
+        return [(+lo, +hi) for lo, hi in parts]
+
+
+def _support(law: _Law, edge) -> list[tuple]:
+    """:func:`support` at the working precision, given the right edge."""
+    parts = _scan(law, edge, sure=False)
+    if not parts:
+        return _scan(law, edge, sure=True)
+    offset = mp.mpf(10) ** -6
+    outside = [lo * (1 - offset) for lo, _ in parts if lo > 0]
+    outside += [hi * (1 + offset) for _, hi in parts if hi < edge]
+    if parts[0][0] > 0:
+        outside.append(edge * mp.mpf(2) ** -30)
+    if any(_density_at(law, x) > 0 for x in outside):
+        return _scan(law, edge, sure=True)
+    return parts
+
+
+def _scan(law: _Law, edge, sure: bool, points: int = 64) -> list[tuple]:
     """The intervals of (0, E] where the density is positive: a scan of ``points`` equal
     steps and of E 2^-k (k ≤ 30) toward 0, each change of sign refined to a real double root
-    of the curve (:func:`_double_root`); an interval that reaches E 2^-30 starts at 0 (a hard
-    edge)."""
+    of the curve (:func:`_transition`); an interval that reaches E 2^-30 starts at 0 (a hard
+    edge). With ``sure=False`` a zero density is read from the fast candidates alone."""
     xs = sorted({edge * 2 ** -k for k in range(1, 31)} | {edge * k / points
                                                           for k in range(1, points)})
-    inside = [_density_at(law, x) > 0 for x in xs]
+    inside = [_density_at(law, x, sure) > 0 for x in xs]
     out, lo = [], mp.zero if inside[0] else None
     for k in range(1, len(xs)):
         if inside[k] != inside[k - 1]:
-            end = _transition(law, xs[k - 1], xs[k], inside[k])
+            end = _transition(law, xs[k - 1], xs[k], inside[k], sure)
             if inside[k]:
                 lo = end
             else:
@@ -620,27 +702,29 @@ def _support(law: _Law, edge, points: int = 64) -> list[tuple]:
     return out
 
 
-def _transition(law: _Law, a, b, rising: bool):
+def _transition(law: _Law, a, b, rising: bool, sure: bool = True):
     """The edge between a and b where the density turns on (``rising``) or off: bisection
     on its sign to 2^-40 relative, then Newton on P = ∂_g P = 0 (a real double root of the
     curve) from there, kept when it stays inside the last bracket widened fourfold."""
     for _ in range(40):
         mid = (a + b) / 2
-        if (_density_at(law, mid) > 0) == rising:
+        if (_density_at(law, mid, sure) > 0) == rising:
             b = mid
         else:
             a = mid
     try:
         root = _double_root(law, (a + b) / 2)
-    except (ZeroDivisionError, ValueError, mpmath.libmp.NoConvergence):
+    except (ArithmeticError, ValueError, mpmath.libmp.NoConvergence):
         return (a + b) / 2
     return root if abs(root - (a + b) / 2) <= 2 * (b - a) else (a + b) / 2
 
 
 def _double_root(law: _Law, zeta0):
-    """A real ζ near ``zeta0`` where two real roots of the curve meet (Newton on P = P' = 0)."""
-    roots = _roots(_strip(_curve_at(law, zeta0))[::-1])
-    g0 = min(roots, key=lambda g: min(abs(g - o) for o in roots if o is not g))
+    """A real ζ near ``zeta0`` where two real roots of the curve meet (Newton on P = P' = 0),
+    started at the physical root at ``zeta0``: an end of the support is where it meets
+    another root (the closest pair of roots may be a spurious multiple root, a double root
+    at every ζ)."""
+    g0 = _physical(law, zeta0)[0]
 
     def system(g, zeta):   # the curve built at ζ itself: a double root needs every digit
         coeffs = _strip(_curve_at(law, zeta))
@@ -657,8 +741,7 @@ def density_moments(qs: list[int], law: Law, dps: int = 15, n_nodes: int = 24
 
     On :math:`[L, R]`, :math:`x = L + (R - L)\sin^2\phi` makes square-root edges and a
     :math:`x^{-1/2}` hard edge at 0 analytic; ``n_nodes``, doubled until two estimates agree
-    to :math:`10^{-\mathrm{dps}}` relative (at most 1024). The support: :func:`_support`,
-    its right end from :func:`right_edge`.
+    to :math:`10^{-\mathrm{dps}}` relative (at most 1024). The support: :func:`support`.
     """
     dps = integer(dps, "dps", 5)
     with mp.workdps(dps + _GUARD):

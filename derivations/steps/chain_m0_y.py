@@ -60,7 +60,7 @@ def check(params: Params) -> list[Table]:
     ev.moment_rows(moments, sw, params, "M0", "Y", ev.Slope(-0.5, "at most", 0.1),
                    regime=rg.mass(params.beta, params.y, list(params.sizes)))
     return [chain_values.values_table(sw, params, "Y", "Y"), norms, moments,
-            ev.identity_table(sw, ["M0 = D^-1 Y"]), bound,
+            ev.identity_table(sw, ["normalizer"]), bound,
             ev.moment_bound_table(sw, "M0", "Y", "frobenius")]
 
 

@@ -39,11 +39,12 @@ def derive(params: Params) -> dict[str, sp.Expr | str]:
 def check(params: Params) -> list[Table]:
     sw = ledger_draws.chain_sweep(params)
     z = ev.z_table("||Y - Y^f||^2 = ||D - 1||^2 against its exact mean over draws")
-    norm_rows(z, sw, params, "||D - 1||^2", "||D - 1||^2", norm_squared(), 2)
+    norm_rows(z, sw, params, "||D - 1||^2", lambda m: m.statistics.norm_d_squared,
+              norm_squared(), 2)
     rank, norms, bound, moments = ev.rank_one_tables(sw, params, "Y", "Y_f", ("Y", "Y^f"),
                                                      "||D - 1||")
     return [chain_values.values_table(sw, params, "Y_f", "Y^f"), z, norms, moments,
-            ev.identity_table(sw, ["Y = Y^f P_perp", "||Y - Y^f|| = ||D - 1||"]), rank, bound]
+            ev.identity_table(sw, ["projection", "norm_d"]), rank, bound]
 
 STEP = Step(
     id=ID,

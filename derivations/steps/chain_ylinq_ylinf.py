@@ -20,7 +20,6 @@ from attnge import chain_values, ledger_draws
 from attnge import evidence as ev
 from attnge import regimes as rg
 from attnge.numerics import spike_norm, stats
-from attnge.numerics.measure import SPIKE_ALONE
 from attnge.params import Params
 from attnge.step import Step, Table, digits_agree, digits_text, fmt, pm
 from attnge.theory import exponential as ex
@@ -30,6 +29,7 @@ from attnge.theory.symbols import beta, positive_beta, y
 ID = "YlinQ-Ylinf"
 KEY = "Y_lin_Q->Y_lin_f"
 SPIKE = "u^T (Sigma_f - Sigma_G) u"
+SPIKE_ALONE = "||(Sigma_G + s uu^T)^1/2 - Sigma_G^1/2||"
 POWERS = (1.0, 2.0)
 """Finite-size terms of the extrapolated means: smooth functions of the spectral measure along
 u and of 1/d_qk (the spike, the spike alone) and the top singular value of a spike over a
@@ -96,15 +96,15 @@ def routes_table(params: Params) -> Table:
 def operator_rows(table: Table, sw: ev.Sweep, limit: float, params: Params) -> None:
     """Judge ‖Y^lin_Q − Y^lin_f‖ against ``limit`` on the sizes of its regime.
 
-    Its shift over the spike alone on the same draw (``SPIKE_ALONE``), the part that the rest
-    of Σ_f − Σ_G adds to the top singular value, must fade. The sizes where it is at most
-    ``REGIME`` of the spike alone make the regime (``derivations.regimes.Regime``; its need:
-    the ℓ where the fitted decay of the shift reaches that); the row FAILs when the shift
-    grows with ℓ.
+    Its shift over the spike alone on the same draw (``Statistics.spike_alone``), the part
+    that the rest of Σ_f − Σ_G adds to the top singular value, must fade. The sizes where it
+    is at most ``REGIME`` of the spike alone make the regime (``derivations.regimes.Regime``;
+    its need: the ℓ where the fitted decay of the shift reaches that); the row FAILs when the
+    shift grows with ℓ.
     """
     sizes = sorted(sw)
     full = ev.per_size(sw, lambda m: m.differences[KEY].op)
-    alone = [float(np.mean(v)) for v in ev.per_size(sw, lambda m: m.statistics[SPIKE_ALONE][0])]
+    alone = [float(np.mean(v)) for v in ev.per_size(sw, lambda m: m.statistics.spike_alone)]
     mean_shift = [float(np.mean(f)) - a for f, a in zip(full, alone)]
     share = [v / a for v, a in zip(mean_shift, alone)]
     label = "||Y_lin_Q - Y_lin_f||, ell -> inf"
@@ -138,10 +138,10 @@ def check(params: Params) -> list[Table]:
 
     values = ev.value_table("The spike and the operator norm, fitted to ell -> inf")
     ev.limit_row(values, f"{SPIKE}, ell -> inf", sizes,
-                 ev.per_size(sw, lambda m: m.statistics[SPIKE][0]), ev.Extrapolation(s, POWERS),
+                 ev.per_size(sw, lambda m: m.statistics.spike), ev.Extrapolation(s, POWERS),
                  regime=keys())
     ev.limit_row(values, f"{SPIKE_ALONE} on the draw's keys (s its own), ell -> inf", sizes,
-                 ev.per_size(sw, lambda m: m.statistics[SPIKE_ALONE][0]),
+                 ev.per_size(sw, lambda m: m.statistics.spike_alone),
                  ev.Extrapolation(limit_op, POWERS), regime=keys())
     operator_rows(values, sw, limit_op, params)
     norms = ev.rate_table("Norms of Y^lin_Q - Y^lin_f (shared G) against ell (mean over draws)",
@@ -156,7 +156,7 @@ def check(params: Params) -> list[Table]:
                   ["ell", SPIKE, SPIKE_ALONE, "||Y_lin_Q - Y_lin_f||"])
     for ell, draws in sw.items():
         means.add([ell, *(pm(*ev.mean_se(np.array([get(m) for m in draws]))) for get in (
-            lambda m: m.statistics[SPIKE][0], lambda m: m.statistics[SPIKE_ALONE][0],
+            lambda m: m.statistics.spike, lambda m: m.statistics.spike_alone,
             lambda m: m.differences[KEY].op))])
     return [chain_values.values_table(sw, params, "Y_lin_f", "Y^lin_f"), routes_table(params),
             values, norms, means, moments,

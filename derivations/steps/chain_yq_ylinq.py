@@ -26,7 +26,9 @@ ID = "YQ-YlinQ"
 DPS = 30
 MIN_DIGITS = 20
 RHO_POINTS = (("1", "1", "0.3"), ("0.9", "1.2", "-0.4"), ("1.1", "1.1", "1.1"))
-FORMS = {"I": "tr Sigma_f", "uu^T": "u^T Sigma_f u", "rho": "tr(rho Sigma_f)"}
+FORMS = {"form_identity": ("I", "tr Sigma_f"), "form_uu": ("uu^T", "u^T Sigma_f u"),
+         "form_rho": ("rho", "tr(rho Sigma_f)")}
+"""The quadratic forms r^T W r of ``numerics.measure.Statistics``: W and the mean."""
 
 
 def latex() -> str:
@@ -78,14 +80,15 @@ def check(params: Params) -> list[Table]:
                    "mean of r_i^T W r_i minus its expectation tr(W Sigma_f)")
     # a row's form is degree 2 in f(S): judged where the draws reach the scores that carry it
     untested = ev.untested_per_size(params)
-    for name, label in FORMS.items():
-        key = f"r^T {name} r"
+    for field, (name, label) in FORMS.items():
+        def form(m, field=field):
+            return getattr(m.statistics, field)
         ev.z_rows(z, f"r^T {name} r - {label}", list(params.sizes),
-                  ev.per_size(sw, lambda m, key=key: m.statistics[key][0]),
+                  ev.per_size(sw, lambda m, form=form: form(m).centred.mean),
                   [0.0] * len(params.sizes),
-                  ev.per_size(sw, lambda m, key=key: m.statistics[key][1]),
+                  ev.per_size(sw, lambda m, form=form: form(m).centred.var),
                   [float(np.mean(v)) for v in
-                   ev.per_size(sw, lambda m, key=key: m.statistics[f"{key} expected"][0])],
+                   ev.per_size(sw, lambda m, form=form: form(m).expected)],
                   untested=untested)
     dist = ev.rate_table("Spectral distances between Y^Q and Y^lin_Q (independent draws; "
                          "mean over draws)", params)

@@ -76,7 +76,7 @@ def check(params: Params) -> list[Table]:
     second = ev.rate_table("s_2(A) against ell (the chain draws)", params)
     ev.rate_row(second, "s_2(A)", params, ev.per_size(sw, lambda m: m.perron.s2),
                 ev.Slope(-0.5, "agree", 0.1), regime=full)
-    identities = ev.identity_table(sw, ["A 1 = 1", "||A||_F^2 = 1 + ||A_perp||_F^2"])
+    identities = ev.identity_table(sw, ["rows_sum_to_one", "frobenius"])
     return [values_table(params, law, limit), rates, second, identities, order]
 
 

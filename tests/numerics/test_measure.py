@@ -55,6 +55,28 @@ def test_the_engine_measures_what_the_models_of_chain_models_give():
         assert abs(m.differences[name].frob / (np.linalg.norm(s) / np.sqrt(ell)) - 1) < 1e-10
 
 
+def test_identities_and_statistics_are_named_fields_with_their_values():
+    """The records of one draw: every identity residual is rounding, the forms' expected
+    values are the traces they name, and the statistics are numbers (issue 28)."""
+    from dataclasses import fields
+
+    from attnge.numerics.chain import key_gram
+    from attnge.numerics.measure import Identities, Statistic, Statistics
+    from attnge.numerics.sampling import draw_rng, sample_scores
+    from attnge.theory.linear_model import sigma_f
+
+    ell, d_qk, beta = 120, 60, 1.0
+    m = measure_draw(ell, d_qk, beta, seed=1, draw=0)
+    assert {f.name for f in fields(Identities)} == set(Identities.LABELS)
+    assert all(0 <= getattr(m.identities, f.name) < 1e-10 for f in fields(Identities))
+    assert isinstance(m.statistics, Statistics)
+    assert isinstance(m.statistics.projection_on_c, Statistic)
+    Sf = sigma_f(key_gram(sample_scores(ell, d_qk, draw_rng(1, "chain", ell, 0)).K, d_qk), beta)
+    assert abs(m.statistics.form_identity.expected / np.trace(Sf) - 1) < 1e-12
+    assert abs(m.statistics.form_uu.expected / (Sf.sum() / ell) - 1) < 1e-12   # u = 1/sqrt(ell)
+    assert m.statistics.norm_d_squared > 0 and m.statistics.spike_alone >= 0
+
+
 PEAK_SCRIPT = """
 import sys
 from attnge.numerics.measure import measure_draw

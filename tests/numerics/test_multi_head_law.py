@@ -141,3 +141,40 @@ def test_issue_28_a_density_near_the_edge_is_read_from_every_root():
     edge = mhl.right_edge(stated, dps=30)
     assert abs(mhl.polynomial_edge(matrix, dps=30) / edge - 1) < 1e-20
     assert mhl.density(edge * (1 - mpmath.mpf(10) ** -6), matrix, dps=20) > 0
+
+
+def test_issue_28_an_end_of_the_support_is_where_the_physical_root_meets_another():
+    """h = 12 output law: 2.4e-13 (relative) below its lower end two spurious roots of the
+    curve meet (g ≈ 38.2), closer together than the physical pair (g ≈ 11.2); the end
+    started from the closest pair was that double root, inside the gap."""
+    law = mh.law("output", T1, T2, 12, sp.Rational(3, 2), sp.Rational(3, 2),
+                 sp.Rational(3, 2))
+    (lo, hi), = mhl.support(law, dps=30)
+    assert abs(hi / mhl.right_edge(law, dps=30) - 1) < mpmath.mpf(10) ** -28
+    offset = mpmath.mpf(10) ** -14
+    assert mhl.density(lo * (1 - offset), law, dps=30) == 0
+    assert mhl.density(lo * (1 + offset), law, dps=30) > 0
+
+
+def test_issue_28_a_zero_read_from_the_fast_candidates_is_checked(monkeypatch):
+    """The support's scan reads zero densities from the double-precision candidates; a
+    wrong zero there (injected just inside the lower end, as at beta = 235/44, y = 1/64,
+    h = 5) is found by the checks and the scan is redone with every density read from every
+    root: the same support as the fast scan's when nothing is wrong."""
+    law = laws("attention", heads=4)[0]
+    right = mhl.support(law, dps=20)
+    density_at = mhl._density_at
+    (lo, _), = right
+
+    def wrong(numeric, x, sure=True):
+        if not sure and lo < x < lo * 1.2:
+            return mpmath.mpf(0)
+        return density_at(numeric, x, sure)
+
+    monkeypatch.setattr(mhl, "_density_at", wrong)
+    with mpmath.workdps(30):
+        numeric = mhl._Law(law)
+        edge = mhl._edge_of(numeric)[1]
+        assert mhl._scan(numeric, edge, sure=False)[0][0] > lo * 1.1    # the wrong scan
+        got = mhl._support(numeric, edge)
+    assert [(float(a), float(b)) for a, b in got] == [(float(a), float(b)) for a, b in right]
