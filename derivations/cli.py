@@ -2,24 +2,36 @@
 
 Exit codes: 0 every check passed, 1 a check failed (``certify``: a claim not certified, a
 certificate rejected), 2 bad input (one line naming the parameter, nothing computed,
-nothing written), 3 an internal error once the input was accepted (one line naming the log
-file that holds the traceback; ``--debug`` prints it). Every input is checked before any
-computing, so an error that comes later is ours.
+nothing written), 3 an error once the input was accepted (one line: a full disk or another
+error of the system, named; else an internal error, with the log file that holds its
+traceback; ``--debug`` prints it), 130 interrupted (Ctrl-C), 143 terminated (SIGTERM). Every
+input is checked before any computing, so an error that comes later is not the input's.
+Result files are written before anything is printed; a closed or broken standard output
+(``| head``) loses nothing and ends quietly.
 """
 
 from __future__ import annotations
 
 import argparse
+import errno
+import os
+import signal
 import sys
 import tempfile
 import traceback
-from pathlib import Path
 
 from attnge import __version__
-from attnge.commands import COMMANDS
-from attnge.commands.common import InternalError, UsageError
+from attnge.errors import InternalError, UsageError
+from attnge.output.files import quiet_stdout
 
-LOG = Path(tempfile.gettempdir()) / "attnge-error.log"
+
+class _Terminated(BaseException):
+    """SIGTERM, raised where the program is, so that every temporary file is removed on the
+    way out (as for Ctrl-C)."""
+
+
+def _terminate(signum, frame) -> None:
+    raise _Terminated
 
 
 class _Parser(argparse.ArgumentParser):
@@ -27,7 +39,7 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(message)
 
 
-def _parser() -> argparse.ArgumentParser:
+def _parser(commands: dict) -> argparse.ArgumentParser:
     p = _Parser(prog="attnge", description="Verify the Gaussian equivalence of softmax "
                 "self-attention at random initialisation, one proof step at a time.")
     p.add_argument("--version", action="version", version=f"attnge {__version__}")
@@ -35,32 +47,99 @@ def _parser() -> argparse.ArgumentParser:
                    "terminal with tqdm, the progress extra; else a line per finished step or "
                    "draw)")
     p.add_argument("--debug", action="store_true", help="print the traceback of an internal "
-                   "error (exit 3) instead of writing it to " + str(LOG))
+                   "error (exit 3) instead of writing it to a log file in the temporary folder")
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
-    for name, command in COMMANDS.items():
+    for name, command in commands.items():
         command.add_arguments(sub.add_parser(name, help=command.HELP))
     return p
 
 
-def main(argv: list[str] | None = None) -> int:
-    args = None
+def _streams() -> None:
+    """Standard streams that cannot fail the run: a closed one (``>&-``) writes to nothing,
+    and text the encoding cannot hold (``PYTHONIOENCODING=ascii``) is escaped."""
+    for name in ("stdout", "stderr"):
+        if getattr(sys, name) is None:
+            setattr(sys, name, open(os.devnull, "w", encoding="utf-8"))
+        try:
+            getattr(sys, name).reconfigure(errors="backslashreplace")
+        except (AttributeError, ValueError):
+            pass
+
+
+def _say(text: str) -> None:
     try:
-        args = _parser().parse_args(argv)
-        return COMMANDS[args.command].run(args)
+        print(text, file=sys.stderr, flush=True)
+    except (OSError, ValueError):
+        pass
+
+
+def _system_error(err: BaseException) -> str | None:
+    """A one-line account of an error of the system (a full disk, a closed stream, no
+    permission), or None for an error of attnge."""
+    if isinstance(err, OSError) and err.errno is not None:
+        where = f" ({err.filename})" if err.filename else ""
+        if err.errno in (errno.ENOSPC, errno.EDQUOT):
+            return f"no space left on device{where}"
+        if err.errno in (errno.EPIPE, errno.EIO, errno.EROFS, errno.EACCES, errno.EPERM):
+            return f"{err.strerror.lower()}{where}"
+    return None
+
+
+def _internal(cause: BaseException, debug: bool) -> None:
+    """The exit-3 report: one line; the traceback in a log file of this run, else (no
+    writable temporary folder, or ``--debug``) on stderr."""
+    what = f"{type(cause).__name__}: {str(cause).splitlines()[0] if str(cause) else ''}"
+    system = _system_error(cause)
+    if system is not None:
+        _say(f"attnge: error: {system}")
+        return
+    text = "".join(traceback.format_exception(cause))
+    if not debug:
+        try:
+            fd, log = tempfile.mkstemp(prefix="attnge-error-", suffix=".log")
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                fh.write(text)
+            _say(f"attnge: internal error: {what} (traceback in {log}; please report it)")
+            return
+        except (OSError, FileNotFoundError):
+            pass
+    _say(text.rstrip("\n"))
+    _say(f"attnge: internal error: {what}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    _streams()
+    previous = signal.signal(signal.SIGTERM, _terminate)
+    argv = sys.argv[1:] if argv is None else list(argv)
+    debug = "--debug" in argv
+    try:
+        # imported here, so that Ctrl-C while importing is an interrupt like any other
+        from attnge.commands import COMMANDS
+        args = _parser(COMMANDS).parse_args(argv)
+        args.argv = argv                   # what a "Generated by" line repeats
+        code = COMMANDS[args.command].run(args)
+        try:
+            sys.stdout.flush()
+        except BrokenPipeError:
+            quiet_stdout()
+        return code
     except (UsageError, ValueError) as err:
-        print(f"attnge: error: {err}", file=sys.stderr)
+        _say(f"attnge: error: {err}")
         return 2
     except InternalError as err:
-        cause = err.__cause__
-        what = f"{type(cause).__name__}: {str(cause).splitlines()[0] if str(cause) else ''}"
-        if args is not None and args.debug:
-            traceback.print_exception(cause, file=sys.stderr)
-            print(f"attnge: internal error: {what}", file=sys.stderr)
-        else:
-            LOG.write_text("".join(traceback.format_exception(cause)), encoding="utf-8")
-            print(f"attnge: internal error: {what} (traceback in {LOG}; please report it)",
-                  file=sys.stderr)
+        _internal(err.__cause__ or err, debug)
+        return 3
+    except BrokenPipeError:
+        quiet_stdout()                            # `attnge steps | head`: done, quietly
+        return 0
+    except OSError as err:                         # writing stdout: `> /dev/full`
+        _say(f"attnge: error: {_system_error(err) or err}")
         return 3
     except KeyboardInterrupt:
-        print("attnge: interrupted", file=sys.stderr)
+        _say("attnge: interrupted")
         return 130
+    except _Terminated:
+        _say("attnge: terminated")
+        return 143
+    finally:
+        signal.signal(signal.SIGTERM, previous)

@@ -23,6 +23,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
 import re
 from decimal import Decimal
 from fractions import Fraction
@@ -222,6 +223,71 @@ def _ratio_rule(lower: list, upper: list, threshold: Fraction, shown: int) -> di
 # ---------------------------------------------------------------------------
 
 
+MAX_BYTES = 16 * 2**20
+"""The largest certificate file ``--check`` reads (a cell takes about 2 kB)."""
+MAX_DEPTH = 8
+"""The deepest nesting of a certificate (document → cells → cell → field → value is 4)."""
+MAX_EXPONENT = 400
+"""The largest decimal exponent of a number in a certificate (its numbers are edges of
+laws and θ's at β ≤ 6, between 1e-2 and 1e20): a larger one is refused before it is read,
+as Fraction("1e999999999") would compute for hours."""
+DOCUMENT_KEYS = {"format", "version", "cells", "provenance"}
+PRODUCED = ("digits", "theta1", "edge", "mp_edge", "relative_width", "bracket", "mp_bracket",
+            "claim", "factor", "verdict", "certified", "moment_ratio", "m2_gap")
+"""The fields the producer adds to a cell's law (``produce``)."""
+_NUMBER = re.compile(r"^\s*[+-]?(\d+\.?\d*|\.\d+)(?:[eE](?P<exp>[+-]?\d+))?\s*$")
+
+
+def _bounded(value: object, depth: int = 0) -> str | None:
+    """What makes a document unsafe to read (nesting, an oversized number or string), or
+    None."""
+    if depth > MAX_DEPTH:
+        return f"nested deeper than {MAX_DEPTH} levels"
+    if isinstance(value, dict):
+        items = list(value.values()) + list(value)
+    elif isinstance(value, list):
+        items = value
+    elif isinstance(value, str):
+        if len(value) > 4000:
+            return f"a string of {len(value)} characters"
+        found = _NUMBER.match(value)
+        if found and found.group("exp") and abs(int(found.group("exp"))) > MAX_EXPONENT:
+            return f"the number {value[:40]!r} has an exponent beyond ±{MAX_EXPONENT}"
+        return None
+    elif isinstance(value, float) and not math.isfinite(value):
+        return f"the number {value!r} is not finite"
+    else:
+        return None
+    for item in items:
+        why = _bounded(item, depth + 1)
+        if why is not None:
+            return why
+    return None
+
+
+def parse(text: bytes) -> dict:
+    """A certificate file's JSON, read within the limits (``MAX_BYTES``, ``MAX_DEPTH``,
+    ``MAX_EXPONENT``); ValueError saying which one it breaks, in one line."""
+    if len(text) > MAX_BYTES:
+        raise ValueError(f"larger than {MAX_BYTES // 2**20} MiB: not a certificate")
+    try:
+        document = json.loads(text.decode("utf-8"), parse_constant=_not_json)
+    except UnicodeDecodeError:
+        raise ValueError("not UTF-8 text") from None
+    except json.JSONDecodeError as err:
+        raise ValueError(f"not JSON ({err})") from None
+    except RecursionError:
+        raise ValueError(f"nested deeper than {MAX_DEPTH} levels") from None
+    why = _bounded(document)
+    if why is not None:
+        raise ValueError(why)
+    return document
+
+
+def _not_json(name: str):
+    raise ValueError(f"{name} is not a JSON number")
+
+
 def check(document: dict) -> list[str]:
     """Every inconsistency of a certificate document (empty: it holds)."""
     if not isinstance(document, dict) or document.get("format") != "attnge-certificate":
@@ -229,6 +295,10 @@ def check(document: dict) -> list[str]:
     if document.get("version") != FORMAT_VERSION:
         return [f"certificate version {document.get('version')!r}, this checker reads "
                 f"{FORMAT_VERSION}"]
+    unknown = sorted(set(document) - DOCUMENT_KEYS)
+    if unknown:
+        return [f"unknown fields {', '.join(map(repr, unknown))} (a certificate holds "
+                f"{', '.join(sorted(DOCUMENT_KEYS))})"]
     cells = document.get("cells")
     if not isinstance(cells, list) or not cells:
         return ["the file holds no cells"]
@@ -273,9 +343,21 @@ def _canonical(cell: dict) -> dict:
 
 
 def check_cell(cell: dict) -> list[str]:
-    """Re-derive one cell with exact rationals and mpmath intervals."""
-    _canonical(cell)
+    """Re-derive one cell with exact rationals and mpmath intervals: every number it shows
+    is derived again, and an interval that holds the derived one but is wider than the
+    producer writes it (more than ``SLACK`` units of its last digit) is reported as
+    loosened."""
+    if not isinstance(cell, dict):
+        raise TypeError("a cell is an object")
+    want = _canonical(cell)
+    unknown = sorted(set(cell) - set(want) - set(PRODUCED))
+    if unknown:
+        raise ValueError(f"unknown fields {', '.join(map(repr, unknown))}")
+    for name in ("theta1", "edge", "mp_edge", "bracket", "mp_bracket"):
+        if not isinstance(cell[name], dict) or set(cell[name]) != {"lo", "hi"}:
+            raise ValueError(f"{name} must be exactly {{'lo': ..., 'hi': ...}}")
     digits = validate_digits(cell["digits"])
+    shown = digits - 5
     problems = []
     beta = Fraction(cell["beta"])
     t1 = ce.theta1_bounds(beta, exact_digits(digits))
@@ -283,6 +365,10 @@ def check_cell(cell: dict) -> list[str]:
     stated = _read(cell["theta1"])
     if not (stated[0] <= t1[0] and t1[1] <= stated[1]):
         problems.append(f"theta1 is not in [{cell['theta1']['lo']}, {cell['theta1']['hi']}]")
+    elif _loosened(stated, t1, shown):
+        problems.append(f"theta1: [{cell['theta1']['lo']}, {cell['theta1']['hi']}] is "
+                        f"loosened: theta1 is in [{ce.decimal_down(t1[0], shown)}, "
+                        f"{ce.decimal_up(t1[1], shown)}]")
     for name, bracket, theta2 in (("edge", "bracket", t2), ("mp_edge", "mp_bracket", 0)):
         lo, hi = _read(cell[name])
         try:
@@ -295,9 +381,15 @@ def check_cell(cell: dict) -> list[str]:
             problems.append(f"{name}: [{cell[name]['lo']}, {cell[name]['hi']}] does not "
                             f"hold the proved [{ce.decimal_down(found[0], 20)}, "
                             f"{ce.decimal_up(found[1], 20)}]")
+        elif _loosened((lo, hi), found, shown):
+            problems.append(f"{name}: [{cell[name]['lo']}, {cell[name]['hi']}] is loosened: "
+                            f"the proved enclosure is [{ce.decimal_down(found[0], shown)}, "
+                            f"{ce.decimal_up(found[1], shown)}]")
     e, m = _read(cell["edge"]), _read(cell["mp_edge"])
-    if (e[1] - e[0]) / e[0] > Fraction(cell["relative_width"]):
-        problems.append("relative_width is below the enclosure's width")
+    width = f"{Decimal(ce.decimal_up((e[1] - e[0]) / e[0], 2)):.1e}"
+    if cell["relative_width"] != width:
+        problems.append(f"relative_width is {cell['relative_width']!r}, the edge's "
+                        f"enclosure gives {width!r}")
     closed = _closed_mp_edge(cell, t1)
     if closed is not None and (closed[0] > m[1] or closed[1] < m[0]):
         problems.append("mp_edge misses the closed form theta1 (1 + h^(-1/2))^2")
@@ -313,6 +405,31 @@ def check_cell(cell: dict) -> list[str]:
     if cell["m2_gap"] != {"value": str(gap), "positive": ce.positive(gap)}:   # no eval
         problems.append(f"m2_gap is {gap}, not {cell['m2_gap']['value']}")
     return problems
+
+
+SLACK = 4
+"""Units of the last shown digit by which a stated bound may lie outside the checker's own
+rounding of what it proves (the producer's enclosures are computed by another route, at
+``digits``, and shown at ``digits - 5``)."""
+
+
+def _loosened(stated: tuple, proved: tuple, shown: int) -> bool:
+    """Whether a stated interval that holds ``proved`` is wider than ``shown`` digits of it,
+    by more than ``SLACK`` units of its last digit on either side."""
+    lo, hi = (Fraction(ce.decimal_down(proved[0], shown)),
+              Fraction(ce.decimal_up(proved[1], shown)))
+    unit = Fraction(10) ** (_exponent(max(abs(lo), abs(hi))) - shown + 1)
+    return stated[0] < lo - SLACK * unit or stated[1] > hi + SLACK * unit
+
+
+def _exponent(value: Fraction) -> int:
+    """floor(log10 value) for value > 0."""
+    e = len(str(value.numerator)) - len(str(value.denominator))
+    while Fraction(10) ** e > value:
+        e -= 1
+    while Fraction(10) ** (e + 1) <= value:
+        e += 1
+    return e
 
 
 def _check_ratio(cell: dict, factor: Fraction, mp_edge: tuple, t1: tuple,

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shlex
 import sys
 import time
 from pathlib import Path
@@ -25,7 +26,7 @@ from pathlib import Path
 from attnge.coefficient_tables import parse_list
 from attnge.context import current
 from attnge.ledger import STEPS
-from attnge.output.files import write_atomic
+from attnge.output.files import append_line, locked, write_atomic
 from attnge.params import DEFAULT_SIZES, Params, parse_sizes
 from attnge.step import INCONCLUSIVE, Step
 from attnge.theory import inputs
@@ -101,7 +102,7 @@ def stored(path: Path) -> list[dict]:
     for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
         try:
             record = json.loads(line)
-        except json.JSONDecodeError:
+        except (json.JSONDecodeError, RecursionError):
             continue
         if isinstance(record, dict) and {"beta", "y", "steps"} <= record.keys():
             out.append(record)
@@ -181,13 +182,16 @@ def run(betas: list[float], ys: list[float], sizes: tuple[int, ...], draws: int,
             found = next((c for c in have if _same_run(c, key)), None)
             if found is None:
                 found = cell(b, yy, sizes, draws, heads, seed)
-                with open(store, "a", encoding="utf-8") as f:
-                    f.write(json.dumps(found) + "\n")
-                have.append(found)
+                with locked(store):        # another run may have stored the cell meanwhile
+                    have = stored(store)
+                    if not any(_same_run(c, key) for c in have):
+                        append_line(store, json.dumps(found).encode("utf-8"))
+                        have.append(found)
             elif again:
                 updated = redo(found, again)
-                have[have.index(found)] = updated
-                write_atomic(store, "".join(json.dumps(c) + "\n" for c in have))
+                with locked(store):
+                    have = [updated if _same_run(c, key) else c for c in stored(store)]
+                    write_atomic(store, "".join(json.dumps(c) + "\n" for c in have))
                 found = updated
             cells.append(found)
             if progress is not None:
@@ -221,10 +225,10 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as exc:
         print(f"truth: {exc}", file=sys.stderr)
         return 2
-    command = "python -m attnge.truth " + " ".join(
-        f"--{k} {v}" for k, v in (("beta", args.beta), ("y", args.y), ("sizes", args.sizes),
-                                  ("draws", args.draws), ("heads", args.heads),
-                                  ("seed", args.seed), ("out", args.out)))
+    command = "python -m attnge.truth " + shlex.join(
+        part for k, v in (("beta", args.beta), ("y", args.y), ("sizes", args.sizes),
+                          ("draws", args.draws), ("heads", args.heads), ("seed", args.seed),
+                          ("out", args.out)) for part in (f"--{k}", str(v)))
 
     def say(c: dict) -> None:
         if "refused" in c:

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import time
 
 from attnge import bench
 from attnge.commands.common import computing
-from attnge.output.files import check_output, write_atomic
+from attnge.output.files import check_output, emit, write_atomic
 from attnge.output.progress import Progress
 from attnge.params import parse_sizes
 from attnge.provenance import provenance
@@ -44,9 +43,6 @@ def run(args: argparse.Namespace) -> int:
     with computing():
         rows = bench.bench(sizes, args.draws, seed, progress)
         traced = bench.moments_only(moments, seed, progress)
-    sys.stdout.write(bench.markdown(rows))
-    if traced:
-        sys.stdout.write("\n" + bench.moments_markdown(traced))
     if args.json is not None:
         parameters = {"ell": sizes, "draws": rows[0].draws, "seed": seed, "beta": bench.BETA,
                       "moments": moments}
@@ -54,4 +50,5 @@ def run(args: argparse.Namespace) -> int:
             {"rows": [r.as_dict() for r in rows], "moments": traced,
              "provenance": provenance(parameters, time.perf_counter() - start)},
             indent=2) + "\n")
+    emit(bench.markdown(rows) + ("\n" + bench.moments_markdown(traced) if traced else ""))
     return 0

@@ -4,14 +4,14 @@
 from __future__ import annotations
 
 import argparse
-import json
+import os
+import stat
 import sys
-from pathlib import Path
 
 from attnge import edge_certificates
 from attnge.coefficient_tables import parse_list
 from attnge.commands.common import HEADS_ONLY, computing, law_options
-from attnge.output.files import check_output, write_atomic
+from attnge.output.files import check_output, emit, write_atomic
 
 NAME = "certify"
 HELP = "certified right edges (interval arithmetic) and the claims they prove; --check " \
@@ -86,22 +86,27 @@ def run(args: argparse.Namespace) -> int:
         if args.json is not None:
             write_atomic(args.json, done.render("json"))
         text = done.render(args.format)
-        if args.out is None:
-            sys.stdout.write(text)
-        else:
+        if args.out is not None:
             write_atomic(args.out, text)
+    if args.out is None:
+        emit(text)
     return 0 if done.certified else 1
 
 
 def _check(path: str) -> int:
     try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as err:
+        if not stat.S_ISREG(os.stat(path).st_mode):     # a FIFO would block, a device
+            raise ValueError(f"check must be a certificate file (got {path!r}, which is "
+                             "not a regular file)")     # never end
+        with open(path, "rb") as fh:
+            text = fh.read(edge_certificates.MAX_BYTES + 1)
+    except OSError as err:
         raise ValueError(f"check must be a readable certificate file ({err})") from None
     try:
-        document = json.loads(text)
-    except json.JSONDecodeError as err:
-        print(f"attnge: {path}: not JSON ({err})", file=sys.stderr)
+        document = edge_certificates.parse(text)
+    except ValueError as err:
+        print(f"attnge: {path}: {err}", file=sys.stderr)
+        emit(f"rejected: {path} is not a certificate this checker reads\n")
         return 1
     with computing():
         problems = edge_certificates.check(document)
@@ -109,8 +114,8 @@ def _check(path: str) -> int:
         print(f"attnge: {path}: {line}", file=sys.stderr)
     cells = len(document.get("cells") or []) if isinstance(document, dict) else 0
     if problems:
-        print(f"rejected: {len(problems)} inconsistencies in {path}")
+        emit(f"rejected: {len(problems)} inconsistencies in {path}\n")
         return 1
-    print(f"accepted: {cells} cells of {path} re-verified with exact rationals and mpmath "
-          "intervals")
+    emit(f"accepted: {cells} cells of {path} re-verified with exact rationals and mpmath "
+         "intervals\n")
     return 0

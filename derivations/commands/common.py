@@ -10,15 +10,8 @@ from contextlib import contextmanager
 
 from attnge import parallel
 from attnge.coefficient_tables import parse_list
+from attnge.errors import InternalError
 from attnge.output.progress import Progress
-
-
-class UsageError(Exception):
-    """Bad command-line input: one line, exit code 2."""
-
-
-class InternalError(Exception):
-    """An error raised after the input was accepted: exit code 3 (the cause is chained)."""
 
 
 @contextmanager
@@ -26,7 +19,7 @@ def computing():
     """Whatever goes wrong from here on is not the user's input: exit 3."""
     try:
         yield
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, BrokenPipeError):
         raise
     except Exception as err:
         raise InternalError(str(err)) from err

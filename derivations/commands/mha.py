@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shlex
 import sys
 import time
 from pathlib import Path
@@ -13,7 +14,7 @@ from attnge import mha
 from attnge.commands.common import cluster, cluster_options, draws
 from attnge.commands.spectrum import figure_path
 from attnge.output import figures
-from attnge.output.files import check_output, write_atomic
+from attnge.output.files import check_files, check_output, emit, write_atomic
 from attnge.output.progress import Progress
 from attnge.provenance import provenance
 from attnge.theory.inputs import integer
@@ -71,7 +72,9 @@ def run(args: argparse.Namespace) -> int:
     if args.out is not None:
         out = figure_path(args.out)
     if args.report is not None:
-        check_output(args.report, "report", folder=True)
+        check_files(args.report, ["README.md", *(f"{name}.{ext}" for name in presets
+                                                 for ext in ("json", "png", "csv"))],
+                    "report")
     if out is not None or args.report is not None:
         figures.require("out" if out is not None else "report")
     for shape, _ in shapes:
@@ -94,7 +97,6 @@ def run(args: argparse.Namespace) -> int:
             start = time.perf_counter()
             result = mha.run(shape, d, beta, n_draws, seed,
                              draws(Progress(f"mha {name or ''}".strip(), args.quiet)))
-            sys.stdout.write(mha.markdown(result, name))
             summary = {**result.summary(), "parameters": parameters}
             if out is not None:
                 write_atomic(out.with_suffix(".csv"), mha.plot(result, out, name))
@@ -105,11 +107,9 @@ def run(args: argparse.Namespace) -> int:
                     {**parameters, "workers": args.workers, "scheduler": args.scheduler},
                     time.perf_counter() - start)
                 write_atomic(target, json.dumps(summary, indent=2) + "\n")
+            emit(mha.markdown(result, name))          # after its files
             found[name] = summary
         if args.report is not None:
-            command = "attnge mha " + " ".join(
-                f"--{k} {v}" for k, v in (("preset", args.preset), ("beta", args.beta),
-                                          ("draws", n_draws), ("seed", seed),
-                                          ("report", args.report)))
+            command = "attnge " + shlex.join(args.argv)    # exactly this run
             write_atomic(Path(args.report) / "README.md", mha.folder_markdown(found, command))
     return 0

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from attnge import ledger
+from attnge.output.files import emit
 
 NAME = "steps"
 HELP = "list the proof steps of the ledger"
@@ -15,6 +16,5 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    for step in ledger.STEPS:
-        print(f"{step.id:<16} {step.title}")
+    emit("".join(f"{step.id:<16} {step.title}\n" for step in ledger.STEPS))
     return 0

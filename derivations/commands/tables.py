@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import sys
 
 from attnge import coefficient_tables
 from attnge.commands.common import computing, law_options
-from attnge.output.files import check_output, write_atomic
+from attnge.output.files import check_output, emit, write_atomic
 
 NAME = "tables"
 HELP = "coefficient tables for papers: closed forms, decimals"
@@ -57,8 +56,8 @@ def run(args: argparse.Namespace) -> int:
         found = coefficient_tables.tables(betas, order=args.order, digits=args.digits,
                                           moments=args.moments, **given)
         text = found.render(args.format)
-        if args.out is None:
-            sys.stdout.write(text)
-        else:
+        if args.out is not None:
             write_atomic(args.out, text)
+    if args.out is None:
+        emit(text)
     return 0

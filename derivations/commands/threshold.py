@@ -10,7 +10,7 @@ from pathlib import Path
 from attnge.coefficient_tables import parse_list
 from attnge.commands.common import cluster, cluster_options, draws
 from attnge.output import figures
-from attnge.output.files import check_output, write_atomic
+from attnge.output.files import check_files, emit, write_atomic
 from attnge.output.progress import Progress
 from attnge.output.report import markdown_table
 from attnge.params import parse_sizes
@@ -69,10 +69,18 @@ def run(args: argparse.Namespace) -> int:
             config[option] = getattr(args, option)
     sweep = audit.Sweep(mode, seed=args.seed, **config)
     if args.out is not None:
-        check_output(args.out, "out", folder=True)
+        check_files(args.out, [audit.store_path(args.out, mode).name,
+                               audit.rejected_path(audit.store_path(args.out, mode)).name,
+                               audit.provenance_path(args.out, mode).name,
+                               f"threshold-{mode.name}.md", f"threshold-{mode.name}.png"],
+                    "out")
         figures.require("out")
     start = time.perf_counter()
-    stored = 0 if args.out is None else audit.stored(sweep, args.out)
+    stored, run_id = 0, None
+    if args.out is not None:
+        stored = audit.stored(sweep, args.out)
+        run_id = audit.begin_run(sweep, args.out, stored, workers=args.workers,
+                                 scheduler=args.scheduler)
     with cluster(args, sweep.validate_memory):
         done = audit.run(sweep, args.out, draws(Progress("threshold", args.quiet)),
                          warn=lambda text: sys.stderr.write(f"attnge: warning: {text}\n"))
@@ -80,13 +88,13 @@ def run(args: argparse.Namespace) -> int:
         tabs = audit.tables(sweep, found)
         text = "\n\n".join(markdown_table(t) for t in tabs) + \
             f"\n\nattnge threshold --mode {mode.name}: {audit.counts(tabs)}\n"
-        sys.stdout.write(text)
         if args.out is not None:
             out = Path(args.out)
             write_atomic(out / f"threshold-{mode.name}.md", text)
             audit.plot(sweep, found, out / f"threshold-{mode.name}.png")
             audit.write_provenance(sweep, out, time.perf_counter() - start, stored, tabs,
-                                   workers=args.workers, scheduler=args.scheduler)
+                                   run_id, workers=args.workers, scheduler=args.scheduler)
             sys.stderr.write(f"sweep: {audit.store_path(out, mode)}\n"
                              f"figure: {out / f'threshold-{mode.name}.png'}\n")
+    emit(text)
     return 0 if all(t.passed for t in tabs) else 1

@@ -8,7 +8,7 @@ import sys
 from attnge import ledger, runner
 from attnge.commands.common import cluster, cluster_options
 from attnge.output import figures, report, terminal
-from attnge.output.files import check_output
+from attnge.output.files import check_files, check_output, emit, is_stream
 from attnge.output.progress import Progress
 from attnge.params import DEFAULT_SIZES, Params, parse_sizes
 
@@ -33,7 +33,8 @@ def add_arguments(v: argparse.ArgumentParser) -> None:
                    "derivations and tables (the default: one line per step, the failing "
                    "checks in full, the summary)")
     v.add_argument("--json", default=None, metavar="FILE", help="write every number and "
-                   "the provenance as JSON")
+                   "the provenance as JSON (- for standard output; the steps' lines then go "
+                   "to stderr)")
     v.add_argument("--report", default=None, metavar="DIR", help="write report.md (with a "
                    "log-log figure per step) and report.json to DIR (needs the plot extra)")
     cluster_options(v)
@@ -45,17 +46,19 @@ def run(args: argparse.Namespace) -> int:
                     heads=args.heads)
     steps = ledger.select(args.steps)
     if args.json is not None:
-        check_output(args.json, "json")
+        check_output(args.json, "json", stream=True)
     if args.report is not None:
-        check_output(args.report, "report", folder=True)
+        check_files(args.report, ["report.md", "report.json",
+                                  *(f"{step.id}.png" for step in steps)], "report")
         figures.require("report")
     runner.validate(steps, params)
     with cluster(args, lambda: runner.validate(steps, params)):
         done = runner.run(steps, params, progress=Progress("verify", args.quiet))
-        sys.stdout.write(terminal.render(done, args.verbose))
-        if args.json is not None:
+        if args.json is not None:          # the files first: a broken stdout loses nothing
             report.write_json(done, args.json)
         if args.report is not None:
             sys.stderr.write(f"report: {report.write_report(done, args.report)}\n")
+    emit(terminal.render(done, args.verbose),
+         sys.stderr if args.json is not None and is_stream(args.json) else None)
     sys.stderr.write(f"wall time {done.wall_s:.1f} s\n")
     return 0 if done.passed else 1

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,7 +21,7 @@ import numpy as np
 
 from attnge import parallel
 from attnge.numerics.measure import require_memory
-from attnge.output.files import atomic, write_atomic
+from attnge.output.files import append_line, atomic, locked, write_atomic
 from attnge.provenance import provenance
 from attnge.step import INCONCLUSIVE, Table
 from attnge.theory import inputs
@@ -99,11 +100,13 @@ def rejected_path(path: Path) -> Path:
 def _record(line: bytes, mode: Mode) -> tuple[str, dict[str, float]]:
     """The (key, result) of one stored line; ValueError saying what is wrong with it."""
     try:
-        record = json.loads(line.decode("utf-8"))
+        record = json.loads(line.decode("utf-8"), parse_constant=_no_constant)
     except UnicodeDecodeError:
         raise ValueError("not UTF-8 text") from None
     except json.JSONDecodeError:
-        raise ValueError("not a JSON record (truncated or garbage)") from None
+        raise ValueError("not a JSON record (truncated, glued to another, or garbage)") from None
+    except RecursionError:
+        raise ValueError("nested too deeply to be a record") from None
     if not isinstance(record, dict) or set(record) != {"key", "result"}:
         raise ValueError('not a record {"key": ..., "result": ...}')
     key, result = record["key"], record["result"]
@@ -113,27 +116,41 @@ def _record(line: bytes, mode: Mode) -> tuple[str, dict[str, float]]:
         return key, result                        # another schema or mode: kept, not used
     if set(result) != set(mode.result_keys):
         raise ValueError(f"result must hold exactly {', '.join(mode.result_keys)}")
-    if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in result.values()):
-        raise ValueError("every result must be a number")
+    for name, value in result.items():
+        low, high = mode.bounds(name)
+        if isinstance(value, bool) or not isinstance(value, (int, float)) \
+                or not math.isfinite(value) or not low <= value <= high:
+            raise ValueError(f"result {name!r} must be a finite number in [{low:g}, {high:g}] "
+                             f"(got {value!r})")
     return key, result
+
+
+def _no_constant(name: str):
+    """NaN and ±Infinity are not JSON: a result is a finite number."""
+    raise ValueError(f"{name} is not a number a result can hold")
 
 
 @dataclass
 class Store:
-    """What a store holds: the finished draws, its valid lines (bytes as written) and its
-    damaged ones as (line number, what is wrong, the bytes)."""
+    """What a store holds: the finished draws, its valid lines (bytes as written, each key
+    once), its damaged ones as (line number, what is wrong, the bytes) and how many exact
+    repeats of a valid line it held (dropped when it is rewritten)."""
 
     done: dict[str, dict[str, float]]
     valid: list[bytes]
     damaged: list[tuple[int, str, bytes]]
+    repeats: int = 0
 
 
 def load(path: Path, mode) -> Store:
-    """Read a store line by line; nothing is skipped silently (see ``Store``)."""
+    """Read a store line by line; nothing is skipped silently (see ``Store``). A key stored
+    twice with the same result is a repeat; with another result the later line is damaged
+    (named, with the line that holds the first)."""
     mode = mode_named(mode)
     store = Store({}, [], [])
     if not path.exists():
         return store
+    first: dict[str, int] = {}
     for number_, line in enumerate(path.read_bytes().split(b"\n"), start=1):
         if not line.strip():
             continue
@@ -142,6 +159,15 @@ def load(path: Path, mode) -> Store:
         except ValueError as err:
             store.damaged.append((number_, str(err), line))
             continue
+        if key in store.done:
+            if store.done[key] == result:
+                store.repeats += 1
+            else:
+                store.damaged.append((number_, f"key {key!r} is stored at line {first[key]} "
+                                               "with another result (the first is kept)",
+                                      line))
+            continue
+        first[key] = number_
         store.valid.append(line)
         store.done[key] = result
     return store
@@ -149,12 +175,14 @@ def load(path: Path, mode) -> Store:
 
 def set_aside(path: Path, store: Store) -> None:
     """Append the damaged lines to ``<store>.rejected`` and rewrite the store with the valid
-    ones, atomically: no valid record is lost, and the damaged draws are measured again."""
-    with open(rejected_path(path), "ab") as fh:
-        for _, _, line in store.damaged:
-            fh.write(line + b"\n")
-        fh.flush()
-        os.fsync(fh.fileno())
+    ones, each once, atomically (under the store's lock, so that no run's append is lost):
+    no valid record is lost, and the damaged draws are measured again."""
+    if store.damaged:
+        with open(rejected_path(path), "ab") as fh:
+            for _, _, line in store.damaged:
+                fh.write(line + b"\n")
+            fh.flush()
+            os.fsync(fh.fileno())
     with atomic(path) as tmp:
         tmp.write_bytes(b"".join(line + b"\n" for line in store.valid))
 
@@ -165,11 +193,31 @@ def stored(sweep: Sweep, folder: str | Path) -> int:
     return sum(key in done for key in sweep.keys())
 
 
+def provenance_path(folder: str | Path, mode) -> Path:
+    return Path(folder) / f"threshold-{mode_named(mode).name}.provenance.json"
+
+
+def begin_run(sweep: Sweep, folder: str | Path, stored_before: int, **where) -> str:
+    """Enter this run in the provenance's list of runs before it measures a draw, as not
+    finished (a run that is killed stays listed so); its id."""
+    path = provenance_path(folder, sweep.mode)
+    run_id = f"{time.strftime('%Y%m%dT%H%M%S')}-{os.getpid()}"
+    with locked(path):
+        record = _read_record(path)
+        record["runs"] = earlier_runs(path) + [{
+            "run": run_id, "date": time.strftime("%Y-%m-%dT%H:%M:%S%z"), **where,
+            "draws_reused": stored_before, "finished": False}]
+        write_atomic(path, json.dumps(record, indent=2) + "\n")
+    return run_id
+
+
 def write_provenance(sweep: Sweep, folder: str | Path, wall_s: float, stored_before: int,
-                     tabs: list[Table], **where) -> Path:
+                     tabs: list[Table], run_id: str | None = None, **where) -> Path:
     """``DIR/threshold-<mode>.provenance.json``: parameters, environment, this run (wall
     time, ``where`` it ran, draws measured and reused), the verdict counts, and the list of
-    every run that wrote the folder (``earlier_runs`` plus this one)."""
+    every run that wrote the folder (``earlier_runs``, this one, entered by
+    :func:`begin_run` as ``run_id``, now finished; a run entered and never finished was
+    killed)."""
     mode = sweep.mode
     parameters = {"mode": mode.name, "grid": list(sweep.grid), "sizes": list(sweep.sizes),
                   "draws": sweep.draws, "seed": sweep.seed,
@@ -177,21 +225,30 @@ def write_provenance(sweep: Sweep, folder: str | Path, wall_s: float, stored_bef
     record = provenance(parameters, wall_s, **where,
                         draws_measured=len(sweep.keys()) - stored_before,
                         draws_reused=stored_before, verdicts=counts(tabs))
-    path = Path(folder) / f"threshold-{mode.name}.provenance.json"
+    path = provenance_path(folder, mode)
     this = ("date", "wall_s", *where, "draws_measured", "draws_reused")
-    record["runs"] = earlier_runs(path) + [{k: record[k] for k in this}]
-    write_atomic(path, json.dumps(record, indent=2) + "\n")
+    entry = {**({} if run_id is None else {"run": run_id}), **{k: record[k] for k in this},
+             "finished": True}
+    with locked(path):
+        runs = [r for r in earlier_runs(path) if run_id is None or r.get("run") != run_id]
+        record["runs"] = runs + [entry]
+        write_atomic(path, json.dumps(record, indent=2) + "\n")
     return path
+
+
+def _read_record(path: Path) -> dict:
+    try:
+        record = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError):
+        return {}
+    return record if isinstance(record, dict) else {}
 
 
 def earlier_runs(path: Path) -> list[dict]:
     """The runs a provenance file lists (none if it is missing or unreadable): a rerun that
     reuses the store keeps the record of the runs that measured it."""
-    try:
-        runs = json.loads(path.read_text()).get("runs", [])
-    except (OSError, ValueError, AttributeError):
-        return []
-    return runs if isinstance(runs, list) else []
+    runs = _read_record(path).get("runs", [])
+    return [r for r in runs if isinstance(r, dict)] if isinstance(runs, list) else []
 
 
 def run(sweep: Sweep, folder: str | Path | None,
@@ -205,30 +262,47 @@ def run(sweep: Sweep, folder: str | Path | None,
     path = None if folder is None else store_path(folder, sweep.mode)
     done: dict[str, dict[str, float]] = {}
     if path is not None:
-        store = load(path, sweep.mode)
-        if store.damaged:
-            set_aside(path, store)
-        for number_, why, _ in store.damaged:
-            if warn is not None:
+        with locked(path):
+            store = load(path, sweep.mode)
+            if store.damaged or store.repeats:
+                set_aside(path, store)
+        if warn is not None:
+            for number_, why, _ in store.damaged:
                 warn(f"{path}: line {number_}: {why}; moved to {rejected_path(path)}")
+            if store.repeats:
+                warn(f"{path}: {store.repeats} repeated records removed (each key is kept once)")
         done = store.done
     todo = [(v, ell, k) for v in sweep.grid for ell in sweep.sizes for k in range(sweep.draws)
             if sweep.key(v, ell, k) not in done]   # the order of ``Sweep.keys``
-    if path is not None:
-        path.parent.mkdir(parents=True, exist_ok=True)
     if progress is not None:
         progress(0, len(todo))
     for n, (i, result) in enumerate(parallel.measured(sweep.measure, todo), start=1):
         v, ell, k = todo[i]
-        done[sweep.key(v, ell, k)] = result
+        key = sweep.key(v, ell, k)
+        done[key] = result
         if path is not None:
-            with open(path, "a") as fh:
-                fh.write(json.dumps({"key": sweep.key(v, ell, k), "result": result}) + "\n")
-                fh.flush()
-                os.fsync(fh.fileno())
+            done[key] = _keep(path, sweep.mode, key, result, warn)
         if progress is not None:
             progress(n, len(todo))
     return done
+
+
+def _keep(path: Path, mode: Mode, key: str, result: dict[str, float],
+          warn: Callable[[str], None] | None) -> dict[str, float]:
+    """Append one draw to the store unless another run on the store has (read under the
+    lock); the stored result is the one used. Another run's result for the key that differs
+    by more than ``REPRODUCIBLE_RTOL`` is reported."""
+    with locked(path):
+        stored_result = load(path, mode).done.get(key)
+        if stored_result is None:
+            append_line(path, json.dumps({"key": key, "result": result}).encode("utf-8"))
+            return result
+    if warn is not None and any(
+            abs(stored_result[name] - value) > REPRODUCIBLE_RTOL * max(abs(value), 1e-300)
+            for name, value in result.items()):
+        warn(f"{path}: another run stored {key!r} with another result; the stored one is "
+             "used")
+    return stored_result
 
 
 def quantities(sweep: Sweep, done: dict) -> list[Quantity]:

@@ -57,6 +57,15 @@ class Mode:
     pass_rule: str
     check: Callable = field(default=lambda sweep: None)    # refuse a grid the mode can't use
     extra_tables: Callable = field(default=lambda sweep, found: [])
+    signed: tuple[str, ...] = ()  # results that may be negative (the others are sizes)
+
+    def bounds(self, name: str) -> tuple[float, float]:
+        """The range of a stored result: a signed one is any finite number, the others are
+        sizes (distances, one-entry terms, variances), and a Kolmogorov distance is at
+        most 1."""
+        if name in self.signed:
+            return (-math.inf, math.inf)
+        return (0.0, 1.0) if "kolmogorov" in name else (0.0, math.inf)
 
 
 def _rates(sweep, done, name: str, grid, typical: bool = False):
@@ -202,6 +211,7 @@ TEMPERATURE = Mode(
     result_keys=("m1", "m1 var", "m2/m1^2", "m3/m1^3", "m4/m1^4", "kolmogorov", "sd(D)",
                  "s1^2/E"),
     measure=lambda sweep, c, ell, draw: measure_temperature(c, ell, sweep.y, sweep.seed, draw),
+    signed=("m1",),               # the mass difference (measure_temperature)
     quantities=_temperature, judged=th.TEMPERATURE_QUANTITIES, note=_TEMPERATURE_NOTE,
     pass_rule="exact slopes within 4 se, m1 within 4 se of its exact mean at every size, and "
               "the measured threshold within its uncertainty of the predicted one (for these "

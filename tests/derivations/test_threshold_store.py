@@ -13,8 +13,10 @@ SWEEP = audit.Sweep("order", grid=(0.5, 0.9), sizes=(60, 90, 120), draws=1)
 
 
 def fake(sweep):
-    """A store with every draw of ``sweep`` finished, without measuring (numbers made up)."""
-    return {sweep.key(v, ell, k): {name: float(i) for i, name in
+    """A store with every draw of ``sweep`` finished, without measuring (numbers made up,
+    within the schema's bounds)."""
+    n = len(sweep.mode.result_keys)
+    return {sweep.key(v, ell, k): {name: i / n for i, name in
                                    enumerate(sweep.mode.result_keys)}
             for v in sweep.grid for ell in sweep.sizes for k in range(sweep.draws)}
 
