@@ -119,7 +119,7 @@ def check_output(path: str | Path, name: str, folder: bool = False,
     hint = " or - for standard output" if stream else ""
     try:
         mode = os.stat(path).st_mode
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):   # new (or under a file: said below)
         mode = None
     except OSError as err:
         if err.errno == errno.ELOOP:
@@ -132,11 +132,8 @@ def check_output(path: str | Path, name: str, folder: bool = False,
     elif mode is not None:
         raise ValueError(f"{name} must be {kind}{hint} (got {str(path)!r}, which is "
                          f"{'a file' if stat.S_ISREG(mode) else _kind(mode)})")
-    else:
-        if os.path.islink(path):
-            raise ValueError(f"{name} must be {kind} (got {str(path)!r}: a symbolic link to "
-                             "nothing)")
-        parent = Path(path).parent
+    else:                                # new; a dangling link's target is created
+        parent = target(path).parent if os.path.islink(path) else Path(path).parent
         while not parent.exists():
             parent = parent.parent
         if not parent.is_dir():
