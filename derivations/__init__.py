@@ -10,7 +10,8 @@ Laws (``attnge.numerics.laws``, ``attnge.theory.laws``)
     ``rvs``, ``plot``; :func:`describe` → :class:`Description`, the exact parameters.
 θ's and coefficients (``attnge.theory``)
     :func:`thetas` (θ₁ = e^{β²} − 1, θ₂ = β², exact), :func:`hermite_coefficients`,
-    :func:`taylor_coefficients`.
+    :func:`taylor_coefficients`; other kernels: :func:`kernel` → :class:`Kernel`,
+    :func:`kernel_thetas` (θ₁[g], θ₂[g], exact where SymPy finds them).
 Samplers (``attnge.numerics.samplers``)
     :func:`sample_attention` (scores, attention, its centred form and the linear Gaussian
     model on the same scores), :func:`squared_singular_values`.
@@ -43,6 +44,7 @@ _PUBLIC = {
     "describe": "attnge.theory.laws", "Description": "attnge.theory.laws",
     "hermite_coefficients": "attnge.theory.exponential",
     "taylor_coefficients": "attnge.theory.exponential",
+    "Kernel": "attnge.theory.kernels",
     "sample_attention": "attnge.numerics.samplers",
     "squared_singular_values": "attnge.numerics.spectra",
     "verify": "attnge.runner", "Run": "attnge.runner", "StepResult": "attnge.runner",
@@ -50,6 +52,8 @@ _PUBLIC = {
     "tables": "attnge.coefficient_tables", "certify": "attnge.edge_certificates",
 }
 _RENAMED = {"thetas": ("attnge.theory.limit_law", "from_beta"),
+            "kernel": ("attnge.theory.kernels", "parse"),
+            "kernel_thetas": ("attnge.theory.kernels", "thetas"),
             "check_certificate": ("attnge.edge_certificates", "check")}
 
 __all__ = sorted([*_PUBLIC, *_RENAMED, "__version__"])

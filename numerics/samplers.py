@@ -22,12 +22,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import sympy as sp
 
 from attnge.numerics.sampling import attention, sample_scores
+from attnge.theory import kernels
 from attnge.theory.exponential import thetas
 from attnge.theory.inputs import beta as check_beta
 from attnge.theory.inputs import d_qk as d_qk_of
 from attnge.theory.inputs import integer, ratio
+from attnge.theory.kernels import Kernel
+from attnge.theory.symbols import x
 
 __all__ = ["AttentionSample", "sample_attention"]
 
@@ -47,8 +51,9 @@ class AttentionSample:
 
 
 def sample_attention(ell: int, d_qk: int | None = None, *, beta: float = 1.0,
-                     y: float | None = None, random_state=None) -> AttentionSample:
-    r"""One softmax attention matrix of ℓ tokens and its linear Gaussian model.
+                     y: float | None = None, random_state=None,
+                     kernel: str | Kernel = "softmax") -> AttentionSample:
+    r"""One attention matrix of ℓ tokens and its linear Gaussian model.
 
     Parameters
     ----------
@@ -60,15 +65,23 @@ def sample_attention(ell: int, d_qk: int | None = None, *, beta: float = 1.0,
         Inverse temperature, 0 < β ≤ 6.
     random_state : int, numpy.random.Generator or None
         The draw's source: Q, K, then Z.
+    kernel : str or theory.kernels.Kernel
+        The entrywise kernel g of :math:`A = g(\beta S)/N`: a name of
+        ``theory.kernels.KERNELS`` (default softmax), an expression in x (row-normalised),
+        or a ``Kernel``.
 
     Returns
     -------
     AttentionSample
+        ``centred`` is :math:`\sqrt\ell A P_\perp`.
 
     Notes
     -----
-    .. math:: Y^{lin} = (\beta S + \sqrt{\theta_1 - \theta_2}\,Z)/\sqrt\ell,\qquad
-              \theta_1 = e^{\beta^2} - 1,\ \theta_2 = \beta^2.
+    .. math:: Y^{lin} = (\sqrt{\theta_2}\,S + \sqrt{\theta_1 - \theta_2}\,Z)/\sqrt\ell,
+
+    :math:`\theta_1 = E f(\chi)^2`, :math:`\theta_2 = (E\,\chi f(\chi))^2` of the
+    kernel's centred f (``theory.kernels``): :math:`e^{\beta^2} - 1` and :math:`\beta^2`
+    for softmax.
     """
     ell = integer(ell, "ell", 2)
     b = check_beta(beta)
@@ -76,10 +89,18 @@ def sample_attention(ell: int, d_qk: int | None = None, *, beta: float = 1.0,
         raise ValueError("d_qk: give either d_qk or y, not both")
     width = d_qk_of(ell, ratio(y)) if y is not None else \
         ell if d_qk is None else integer(d_qk, "d_qk", 1)
+    chosen = kernels.parse(kernel) if isinstance(kernel, str) else kernel
     rng = np.random.default_rng(random_state)
     S = sample_scores(ell, width, rng).S
-    A = attention(S, b)
     root = np.sqrt(ell)
-    t1, t2 = thetas(b)
-    linear = (b * S + np.sqrt(t1 - t2) * rng.standard_normal((ell, ell))) / root
-    return AttentionSample(S, A, root * (A - 1.0 / ell), linear, b, width)
+    if chosen.name == "softmax":
+        A, (t1, t2) = attention(S, b), thetas(b)
+        centred = root * (A - 1.0 / ell)
+    else:
+        G = np.broadcast_to(sp.lambdify(x, chosen.g, "numpy")(b * S), S.shape)
+        A = G / (G.sum(axis=1, keepdims=True) if chosen.normalised else ell)
+        centred = root * (A - A.mean(axis=1, keepdims=True))          # √ℓ A P⊥
+        exact = kernels.thetas(chosen, sp.nsimplify(b))
+        t1, t2 = (float(v) for v in (exact or kernels.thetas_numeric(chosen, b, 20)))
+    linear = (np.sqrt(t2) * S + np.sqrt(t1 - t2) * rng.standard_normal((ell, ell))) / root
+    return AttentionSample(S, A, centred, linear, b, width)
