@@ -97,8 +97,9 @@ def sample_attention(ell: int, d_qk: int | None = None, *, beta: float = 1.0,
         A, (t1, t2) = attention(S, b), thetas(b)
         centred = root * (A - 1.0 / ell)
     else:
-        G = np.broadcast_to(sp.lambdify(x, chosen.g, "numpy")(b * S), S.shape)
-        A = G / (G.sum(axis=1, keepdims=True) if chosen.normalised else ell)
+        form = chosen.g if chosen.finite is None else chosen.finite
+        G = np.broadcast_to(sp.lambdify((x, kernels.ELL), form, "numpy")(b * S, ell), S.shape)
+        A = G / (G.sum(axis=1, keepdims=True) + chosen.plus_one if chosen.normalised else ell)
         centred = root * (A - A.mean(axis=1, keepdims=True))          # √ℓ A P⊥
         exact = kernels.thetas(chosen, sp.nsimplify(b))
         t1, t2 = (float(v) for v in (exact or kernels.thetas_numeric(chosen, b, 20)))

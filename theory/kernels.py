@@ -40,6 +40,8 @@ from attnge.theory.gaussian import gaussian_expectation
 from attnge.theory.inputs import integer
 from attnge.theory.symbols import x
 
+ELL = sp.Symbol("ell", positive=True)
+"""ℓ in a kernel's finite-size form (``Kernel.finite``)."""
 STATUSES = ("theorem", "derived", "conjecture")
 """What covers a kernel's prediction: the theorem (softmax); the theorem's argument, step
 by step, for another g (derived); or neither (conjecture)."""
@@ -60,6 +62,11 @@ class Kernel:
         One of ``STATUSES``.
     why : str
         What the status rests on, in one sentence.
+    finite : sympy.Expr, optional
+        The kernel as sampled at ℓ tokens, in x and ``ELL`` (default: g itself), when g is
+        only its limit.
+    plus_one : bool
+        An extra 1 in each row's sum (softmax₁).
     """
 
     name: str
@@ -67,6 +74,8 @@ class Kernel:
     normalised: bool
     status: str
     why: str
+    finite: sp.Expr | None = None
+    plus_one: bool = False
 
     def __post_init__(self) -> None:
         if self.status not in STATUSES:
@@ -74,6 +83,9 @@ class Kernel:
                              f"(got {self.status!r})")
         if self.g.free_symbols - {x}:
             raise ValueError(f"a kernel is a function of x alone (got {self.g})")
+        if self.finite is not None and self.finite.free_symbols - {x, ELL}:
+            raise ValueError(f"a finite-size kernel is a function of x and ell "
+                             f"(got {self.finite})")
 
 
 def _sigmoid(shift: sp.Expr) -> sp.Expr:
@@ -92,10 +104,16 @@ KERNELS = {
     "square": Kernel("square", x**2, True, "derived",
                      "a normalised even polynomial: the chain with f = x²/E x² − 1, whose "
                      "linear Hermite coefficient is 0"),
+    "softmax1": Kernel("softmax1", sp.exp(x), True, "derived",
+                       "softmax with an extra 1 in each row's sum, which adds "
+                       "1/(ℓe^{β²/2}) to D: softmax's limit", plus_one=True),
+    "sigmoid-log": Kernel("sigmoid-log", sp.exp(x), False, "derived",
+                          "sigmoid(βS − log ℓ) = e^{βS}/ℓ · (1 + e^{βS}/ℓ)^{-1}: e^{βS}/ℓ "
+                          "in the limit, a fixed normaliser",
+                          finite=ELL / (1 + ELL * sp.exp(-x))),
 }
-"""The named kernels. softmax₁ (an extra 1 in each row's sum) and sigmoid with bias
-−log ℓ are softmax in the limit: the first adds 1/(ℓe^{β²/2}) to D, the second is
-ℓσ(x − log ℓ) → e^x."""
+"""The named kernels. softmax₁ and sigmoid with bias −log ℓ are sampled as they are at ℓ
+tokens and predicted by their limits."""
 
 
 def parse(text: str, normalised: bool = True) -> Kernel:
