@@ -81,7 +81,7 @@ def _system_error(err: BaseException) -> str | None:
         if err.errno in (errno.ENOSPC, errno.EDQUOT):
             return f"no space left on device{where}"
         if err.errno in (errno.EPIPE, errno.EIO, errno.EROFS, errno.EACCES, errno.EPERM):
-            return f"{err.strerror.lower()}{where}"
+            return f"{(err.strerror or str(err)).lower()}{where}"
     return None
 
 
