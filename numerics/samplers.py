@@ -91,9 +91,14 @@ def sample_attention(ell: int, d_qk: int | None = None, *, beta: float = 1.0,
         ell if d_qk is None else integer(d_qk, "d_qk", 1)
     chosen = kernels.parse(kernel) if isinstance(kernel, str) else kernel
     rng = np.random.default_rng(random_state)
-    S = sample_scores(ell, width, rng).S
+    draw = sample_scores(ell, width, rng)
+    S = draw.S
+    if chosen.cosine:                   # √d_qk cos(q_i, k_j): S over √(‖q_i‖²‖k_j‖²)/d_qk
+        S = S / np.sqrt(np.outer(np.einsum("ij,ij->i", draw.Q, draw.Q),
+                                 np.einsum("ij,ij->i", draw.K, draw.K)) / width**2)
     root = np.sqrt(ell)
-    if chosen.name == "softmax":
+    if chosen.g == sp.exp(x) and chosen.normalised and not chosen.plus_one \
+            and chosen.finite is None:  # softmax of these scores, overflow-free
         A, (t1, t2) = attention(S, b), thetas(b)
         centred = root * (A - 1.0 / ell)
     else:

@@ -67,6 +67,9 @@ class Kernel:
         only its limit.
     plus_one : bool
         An extra 1 in each row's sum (softmax₁).
+    cosine : bool
+        The scores are :math:`\sqrt{d_{qk}}\cos(q_i, k_j)` (QK-norm, its gain β) instead
+        of :math:`q_i\cdot k_j/\sqrt{d_{qk}}`.
     """
 
     name: str
@@ -76,6 +79,7 @@ class Kernel:
     why: str
     finite: sp.Expr | None = None
     plus_one: bool = False
+    cosine: bool = False
 
     def __post_init__(self) -> None:
         if self.status not in STATUSES:
@@ -107,13 +111,17 @@ KERNELS = {
     "softmax1": Kernel("softmax1", sp.exp(x), True, "derived",
                        "softmax with an extra 1 in each row's sum, which adds "
                        "1/(ℓe^{β²/2}) to D: softmax's limit", plus_one=True),
+    "qk-norm": Kernel("qk-norm", sp.exp(x), True, "derived",
+                      "softmax of β√d_qk cos(q_i, k_j): each score has variance 1 exactly and "
+                      "the queries' and keys' norms no longer enter (ρ_jj = 1), which the "
+                      "theorem's limit does not see", cosine=True),
     "sigmoid-log": Kernel("sigmoid-log", sp.exp(x), False, "derived",
                           "sigmoid(βS − log ℓ) = e^{βS}/ℓ · (1 + e^{βS}/ℓ)^{-1}: e^{βS}/ℓ "
                           "in the limit, a fixed normaliser",
                           finite=ELL / (1 + ELL * sp.exp(-x))),
 }
 """The named kernels. softmax₁ and sigmoid with bias −log ℓ are sampled as they are at ℓ
-tokens and predicted by their limits."""
+tokens and predicted by their limits; QK-norm changes the scores, not the kernel."""
 
 
 def parse(text: str, normalised: bool = True) -> Kernel:

@@ -58,6 +58,12 @@ def test_the_limits_of_softmax1_and_of_the_sigmoid_with_bias_minus_log_ell():
     assert abs(finite(1.0, 1e12) / np.exp(1.0) - 1) < 1e-11            # ℓσ(x − log ℓ) → e^x
 
 
+def test_qk_norm_scores_are_root_d_times_the_cosine_with_variance_one():
+    s = sample_attention(300, beta=1.0, y=2, random_state=3, kernel="qk-norm")
+    assert abs(np.mean(s.scores**2) - 1) < 0.01 and np.abs(s.scores).max() <= np.sqrt(s.d_qk)
+    assert np.allclose(s.attention.sum(axis=1), 1)
+
+
 def test_an_even_kernel_has_no_linear_part_and_the_surrogate_is_its_law():
     for name in ("square", "cosh(x)", "x**4 + 1"):
         assert K.thetas(K.parse(name), 1)[1] == 0 and K.surrogate_is_right(K.parse(name), 1)
@@ -85,13 +91,13 @@ def _moments(kernel, beta, y, ell=800, draws=2):
 
 @pytest.mark.parametrize("name, beta, y", [("relu", 1.0, 1.0), ("square", 1.0, 1.0),
                                            ("sigmoid", 1.0, 4.0), ("softmax1", 1.0, 1.0),
-                                           ("sigmoid-log", 0.5, 1.0)])
+                                           ("sigmoid-log", 0.5, 1.0), ("qk-norm", 1.0, 1.0)])
 def test_sampled_kernels_follow_nu_infinity_of_their_thetas(name, beta, y):
     """m₁ = θ₁ and m₂ = 2θ₁² + yθ₂² (ν∞'s, docs/math.md §5) at ℓ = 800 within 3 %. With
     θ₂ dropped (the i.i.d. surrogate's m₂ = 2θ₁²) the m₂ of every kernel with θ₂ > 0 is
     missed by far more: the comparison can fail. softmax₁ and sigmoid(βS − log ℓ) are
     sampled as they are at ℓ and predicted by their limits (softmax's θ's, and e^{β²} times
-    them)."""
+    them); QK-norm by softmax's."""
     kernel = K.parse(name)
     exact = K.thetas(kernel, sp.nsimplify(beta))
     t1, t2 = (float(v) for v in (exact or K.thetas_numeric(kernel, beta, 20)))
