@@ -416,20 +416,10 @@ rounding of what it proves (the producer's enclosures are computed by another ro
 def _loosened(stated: tuple, proved: tuple, shown: int) -> bool:
     """Whether a stated interval that holds ``proved`` is wider than ``shown`` digits of it,
     by more than ``SLACK`` units of its last digit on either side."""
-    lo, hi = (Fraction(ce.decimal_down(proved[0], shown)),
-              Fraction(ce.decimal_up(proved[1], shown)))
-    unit = Fraction(10) ** (_exponent(max(abs(lo), abs(hi))) - shown + 1)
-    return stated[0] < lo - SLACK * unit or stated[1] > hi + SLACK * unit
-
-
-def _exponent(value: Fraction) -> int:
-    """floor(log10 value) for value > 0."""
-    e = len(str(value.numerator)) - len(str(value.denominator))
-    while Fraction(10) ** e > value:
-        e -= 1
-    while Fraction(10) ** (e + 1) <= value:
-        e += 1
-    return e
+    lo, hi = ce.decimal_down(proved[0], shown), ce.decimal_up(proved[1], shown)
+    top = max(Decimal(lo).copy_abs(), Decimal(hi).copy_abs())   # adjusted(): its exponent
+    unit = Fraction(10) ** (top.adjusted() - shown + 1)
+    return stated[0] < Fraction(lo) - SLACK * unit or stated[1] > Fraction(hi) + SLACK * unit
 
 
 def _check_ratio(cell: dict, factor: Fraction, mp_edge: tuple, t1: tuple,

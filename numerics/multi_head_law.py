@@ -477,10 +477,10 @@ def _physical(law: _Law, zeta, sure: bool = True):
     The candidates are those of NumPy's roots whose walk down comes near the base's physical
     G_b (:func:`_near`, in double precision), polished by Newton (fast). Where none of them
     is physical with Im > 0 (off the support, or a candidate the filter missed), every root
-    of the curve (:func:`_every_root`) decides, so
-    that a density of 0 is read from the whole set of roots; with ``sure=False`` the
-    candidates' verdict stands (a positive density is sure either way, a zero one is not:
-    :func:`support` checks the zeros it reads so)."""
+    of the curve (:func:`_every_root`) decides, so that a density of 0 is read from the
+    whole set of roots; with ``sure=False`` the candidates' verdict stands (a positive
+    density is sure either way, a zero one is not: :func:`support` checks the zeros it
+    reads so)."""
     coeffs = _curve(law, zeta)[::-1]
     z = complex(zeta)
     roots = settled_roots(coeffs, lambda g: _near(law, complex(g), z))
@@ -503,8 +503,7 @@ def _every_root(coeffs: list) -> list[mpmath.mpc]:
     variable is first scaled by the geometric mean of the roots' sizes, :math:`|c_n/c_0|^{1/n}`
     (the curves' coefficients span a hundred orders of magnitude near ζ = 0)."""
     coeffs = _trim(coeffs)
-    nonzero = [k for k, c in enumerate(coeffs) if c != 0]
-    n = nonzero[-1]                        # roots at 0 (trailing zeros) are taken apart
+    n = max(k for k, c in enumerate(coeffs) if c != 0)   # roots at 0 are taken apart
     scale = abs(coeffs[n] / coeffs[0]) ** (mp.one / n) if n else mp.one
     t = [c / (coeffs[0] * scale**k) for k, c in enumerate(coeffs[:n + 1])]   # monic in g/scale
     companion = mp.zeros(n)

@@ -30,7 +30,6 @@ from attnge.theory.exponential import thetas
 from attnge.theory.inputs import beta as check_beta
 from attnge.theory.inputs import d_qk as d_qk_of
 from attnge.theory.inputs import integer, ratio
-from attnge.theory.kernels import Kernel
 from attnge.theory.symbols import x
 
 __all__ = ["AttentionSample", "sample_attention"]
@@ -52,7 +51,7 @@ class AttentionSample:
 
 def sample_attention(ell: int, d_qk: int | None = None, *, beta: float = 1.0,
                      y: float | None = None, random_state=None,
-                     kernel: str | Kernel = "softmax") -> AttentionSample:
+                     kernel: str | kernels.Kernel = "softmax") -> AttentionSample:
     r"""One attention matrix of ℓ tokens and its linear Gaussian model.
 
     Parameters
