@@ -18,6 +18,10 @@ from attnge.steps import (
     outliers,
     perron,
     threshold,
+    variants_causal,
+    variants_inputs,
+    variants_kernel,
+    variants_weights,
 )
 
 STEPS: tuple[Step, ...] = (
@@ -35,13 +39,21 @@ STEPS: tuple[Step, ...] = (
     multi_head_law.STEP,
     mha_output.STEP,
     threshold.STEP,
+    variants_kernel.STEP,
+    variants_weights.STEP,
+    variants_inputs.STEP,
+    variants_causal.STEP,
 )
+DEFAULT: tuple[Step, ...] = tuple(step for step in STEPS if step.default)
+"""The steps of ``attnge verify`` without --steps or --all: the theorem's. The attention
+variants' steps (issue 30) run when named or with --all."""
 
 
-def select(ids: str | None) -> list[Step]:
-    """The steps named in a comma-separated list (all when None), in ledger order."""
+def select(ids: str | None, every: bool = False) -> list[Step]:
+    """The steps named in a comma-separated list, in ledger order; when None, ``DEFAULT``
+    (every step with ``every``)."""
     if ids is None:
-        return list(STEPS)
+        return list(STEPS if every else DEFAULT)
     wanted = [s.strip() for s in ids.split(",")]
     known = {step.id for step in STEPS}
     unknown = [s for s in wanted if s not in known]

@@ -82,6 +82,7 @@ class Step:
     method: str
     failure: str
     validate: Callable[[Params], None] = lambda params: None
+    default: bool = True          # run by ``attnge verify`` without --steps or --all
 
 
 def tex(expr: sp.Expr | str) -> str:

@@ -25,7 +25,7 @@ from pathlib import Path
 
 from attnge.coefficient_tables import parse_list
 from attnge.context import current
-from attnge.ledger import STEPS
+from attnge.ledger import DEFAULT as STEPS  # the theorem's steps (not the variants')
 from attnge.output.files import append_line, locked, write_atomic
 from attnge.params import DEFAULT_SIZES, Params, parse_sizes
 from attnge.step import INCONCLUSIVE, Step

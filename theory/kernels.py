@@ -124,6 +124,17 @@ KERNELS = {
 tokens and predicted by their limits; QK-norm changes the scores, not the kernel."""
 
 
+def sigmoid(bias: object) -> Kernel:
+    """The sigmoid with a fixed bias b, σ(βS + b)/ℓ (a fixed normaliser); b = 0 is
+    ``KERNELS["sigmoid"]``."""
+    b = sp.nsimplify(bias)
+    if not (b.is_real and b.is_finite):
+        raise ValueError(f"bias must be a finite number (got {bias!r})")
+    return Kernel(f"sigmoid(bias={sp.sstr(b)})", _sigmoid(b), False, "derived",
+                  "σ(βS + b)/ℓ with a fixed b: the chain from Y^f on, with f the centred "
+                  "sigmoid")
+
+
 def parse(text: str, normalised: bool = True) -> Kernel:
     """A kernel from its name (``KERNELS``) or an expression in x, such as ``"x**4"`` or
     ``"exp(x) + 1"`` (a conjecture unless it is a named one). ValueError naming
@@ -132,9 +143,9 @@ def parse(text: str, normalised: bool = True) -> Kernel:
         return KERNELS[text]
     try:
         g = sp.sympify(text, locals={"x": x})
-    except (sp.SympifyError, SyntaxError, TypeError) as err:
+    except (sp.SympifyError, SyntaxError, TypeError, ValueError):
         raise ValueError(f"kernel must be a name ({', '.join(KERNELS)}) or an expression in "
-                         f"x (got {text!r}: {err})") from None
+                         f"x (got {text!r}, which does not parse)") from None
     if not isinstance(g, sp.Expr) or g.free_symbols - {x}:
         raise ValueError(f"kernel must be an expression in x alone (got {text!r})")
     return Kernel(text, g, normalised, "conjecture",

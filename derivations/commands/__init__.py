@@ -7,7 +7,17 @@ maps errors to exit codes. Adding a command is one module and one line here.
 
 from __future__ import annotations
 
-from attnge.commands import bench, certify, mha, spectrum, steps, tables, threshold, verify
+from attnge.commands import (
+                             bench,
+                             certify,
+                             mha,
+                             spectrum,
+                             steps,
+                             tables,
+                             threshold,
+                             variants,
+                             verify,
+)
 
 COMMANDS = {module.NAME: module for module in
-            (steps, verify, tables, spectrum, threshold, bench, mha, certify)}
+            (steps, verify, tables, spectrum, threshold, variants, bench, mha, certify)}

@@ -16,5 +16,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    emit("".join(f"{step.id:<16} {step.title}\n" for step in ledger.STEPS))
+    width = max(len(step.id) for step in ledger.STEPS)
+    emit("".join(f"{step.id:<{width}} {step.title}"
+                 f"{'' if step.default else ' (--steps or --all)'}\n" for step in ledger.STEPS))
     return 0

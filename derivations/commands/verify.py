@@ -17,7 +17,10 @@ HELP = "run proof steps and print their evidence"
 
 
 def add_arguments(v: argparse.ArgumentParser) -> None:
-    v.add_argument("--steps", default=None, help="comma-separated step ids (default: all)")
+    v.add_argument("--steps", default=None, help="comma-separated step ids (default: the "
+                   "theorem's steps; the variants' steps need --steps or --all)")
+    v.add_argument("--all", action="store_true", help="every step of the ledger, the attention "
+                   "variants' too")
     v.add_argument("--beta", default=1.0, help="inverse temperature beta > 0 (default 1)")
     v.add_argument("--y", default=1.0, help="ratio y = ell/d_qk > 0 (default 1)")
     v.add_argument("--sizes", default=",".join(map(str, DEFAULT_SIZES)),
@@ -44,7 +47,9 @@ def run(args: argparse.Namespace) -> int:
     params = Params(beta=args.beta, y=args.y, sizes=parse_sizes(args.sizes),
                     draws=args.draws, seed=args.seed, remove_top=args.remove_top,
                     heads=args.heads)
-    steps = ledger.select(args.steps)
+    if args.all and args.steps is not None:
+        raise ValueError("all and steps exclude each other (--all runs every step)")
+    steps = ledger.select(args.steps, every=args.all)
     if args.json is not None:
         check_output(args.json, "json", stream=True)
     if args.report is not None:

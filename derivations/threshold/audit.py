@@ -145,8 +145,10 @@ class Store:
 def load(path: Path, mode) -> Store:
     """Read a store line by line; nothing is skipped silently (see ``Store``). A key stored
     twice with the same result is a repeat; with another result the later line is damaged
-    (named, with the line that holds the first)."""
-    mode = mode_named(mode)
+    (named, with the line that holds the first). ``mode`` is a ``Mode``, its name, or any
+    record schema with ``name``, ``schema``, ``result_keys`` and ``bounds`` (the variants'
+    store, ``derivations.variants``)."""
+    mode = mode if hasattr(mode, "result_keys") else mode_named(mode)
     store = Store({}, [], [])
     if not path.exists():
         return store
@@ -281,13 +283,13 @@ def run(sweep: Sweep, folder: str | Path | None,
         key = sweep.key(v, ell, k)
         done[key] = result
         if path is not None:
-            done[key] = _keep(path, sweep.mode, key, result, warn)
+            done[key] = keep(path, sweep.mode, key, result, warn)
         if progress is not None:
             progress(n, len(todo))
     return done
 
 
-def _keep(path: Path, mode: Mode, key: str, result: dict[str, float],
+def keep(path: Path, mode: Mode, key: str, result: dict[str, float],
           warn: Callable[[str], None] | None) -> dict[str, float]:
     """Append one draw to the store unless another run on the store has (read under the
     lock); the stored result is the one used. Another run's result for the key that differs

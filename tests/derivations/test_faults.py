@@ -67,7 +67,7 @@ def _writer(folder, order, results, rewrite):
         with files.locked(path):
             audit.set_aside(path, audit.load(path, "order"))
     for key in order:
-        audit._keep(path, SWEEP.mode, key, results[key], None)
+        audit.keep(path, SWEEP.mode, key, results[key], None)
 
 
 @settings(max_examples=6, deadline=None,

@@ -1,0 +1,458 @@
+r"""Gaussian equivalence for an attention variant: sample it at increasing ℓ, judge it (issue 30).
+
+A run is one variant (``theory.variants.Variant``) at one (β, y), sizes × draws. Each draw
+(``measure``) samples the variant's centred attention and its Gaussian model on the same
+scores (``numerics.variants``) and records the first two moments of both spectra, in full
+and in bulk (all but the largest value), the relative Wasserstein-1 and the Kolmogorov
+distance between the two bulks, and the softmax normalizer of the scores. Draws are kept
+as JSON lines in ``DIR/variants.jsonl`` (the threshold audit's store, with its lock and its
+handling of damaged lines), so a rerun measures only what is missing.
+
+The verdict (:func:`judge`):
+
+- **GE HOLDS**: the bulk's m₁ and m₂, fitted to ℓ → ∞, agree with the prediction (within
+  ``Z`` standard errors, the smallest deviation that would have been caught stated as
+  ``detectable``), and the distance to the Gaussian model shrinks: at the largest ℓ it lies
+  ``Z`` standard errors below the line ℓ^{−1/4} through the smallest (``decay_z``; the
+  fitted log–log slope is reported beside it);
+- **GE BREAKS**: a value misses, or the distance stops shrinking (``Z`` standard errors
+  above that line), with the plateau;
+- **INCONCLUSIVE**: neither, with what would decide.
+
+A variant without a prediction is judged by the distance alone; a variant that the theorem
+does not cover is never called verified: its verdict names its status and its sizes.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import sympy as sp
+
+from attnge import parallel
+from attnge import regimes as rg
+from attnge.numerics import spectra, stats
+from attnge.numerics.measure import require_memory
+from attnge.numerics.sampling import draw_rng
+from attnge.numerics.variants import sample_variant
+from attnge.output.files import locked
+from attnge.step import INCONCLUSIVE, Table, fmt, pm
+from attnge.theory import inputs
+from attnge.theory.inputs import integer
+from attnge.theory.symbols import x
+from attnge.theory.variants import (
+    Prediction,
+    Variant,
+    kernel_thetas,
+    normalizer_prediction,
+    predict,
+)
+from attnge.threshold import audit
+
+Z = 4.0
+"""Standard errors (normal-equivalent, ``numerics.stats``) that make a miss."""
+PLATEAU_SLOPE = 0.25
+"""A distance whose slope is above −PLATEAU_SLOPE by Z errors is not shrinking."""
+POWERS = (1.0,)
+"""The finite-size term of the fits to ℓ → ∞: m∞ + b/ℓ."""
+MATRICES = 6
+"""ℓ×ℓ float64 arrays alive at the peak of one draw (scores, kernel, centred, model, two
+Gram matrices)."""
+HOLDS, BREAKS, INCONCLUSIVE_TEXT = "GE HOLDS", "GE BREAKS", "INCONCLUSIVE"
+RESULTS = ("a_m1", "a_m2", "a_b1", "a_b2", "g_m1", "g_m2", "g_b1", "g_b2", "w1",
+           "kolmogorov", "d_mean", "d_var")
+"""One draw's record: the attention's (a_) and the model's (g_) m₁, m₂ in full (m) and in
+bulk (b), the relative W₁ and the Kolmogorov distance of the bulks, and the mean and the
+sample variance over rows of D_ii."""
+
+
+@dataclass(frozen=True)
+class Schema:
+    """The record schema of the variants' store (``threshold.audit.load`` reads it)."""
+
+    name: str = "variants"
+    schema: str = "v1"
+    result_keys: tuple[str, ...] = RESULTS
+
+    def bounds(self, name: str) -> tuple[float, float]:
+        return (0.0, 1.0) if name == "kolmogorov" else (0.0, math.inf)
+
+
+SCHEMA = Schema()
+
+
+@dataclass(frozen=True)
+class Run:
+    """One variant at (β, y): ``sizes`` (≥ 3, increasing), ``draws`` (≥ 2) and ``seed``."""
+
+    variant: Variant
+    beta: float = 1.0
+    y: float = 1.0
+    sizes: tuple[int, ...] = (400, 800, 1600)
+    draws: int = 8
+    seed: int = 0
+    thetas: tuple[float, float] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "beta", inputs.beta(self.beta))
+        object.__setattr__(self, "y", inputs.ratio(self.y))
+        sizes = tuple(integer(s, "sizes (each ell)", 8) for s in self.sizes)
+        if len(sizes) < 3 or any(b <= a for a, b in zip(sizes, sizes[1:])):
+            raise ValueError(f"sizes must hold at least 3 increasing values (got {list(sizes)})")
+        object.__setattr__(self, "sizes", sizes)
+        object.__setattr__(self, "draws", integer(self.draws, "draws", 2))
+        object.__setattr__(self, "seed", integer(self.seed, "seed", 0))
+        for ell in sizes:
+            inputs.d_qk(ell, self.y)
+        repeats = self.variant.value if self.variant.inputs == "repeated" else None
+        if repeats is not None and sizes[0] < 4 * repeats:
+            raise ValueError(f"sizes must be at least 4 repeats = {4 * int(repeats)} with "
+                             f"--inputs repeated (got {sizes[0]})")
+        object.__setattr__(self, "thetas", kernel_thetas(self.variant, self.beta)[:2])
+        self.validate_memory()
+
+    def validate_memory(self) -> None:
+        require_memory(max(self.sizes), MATRICES, copies=parallel.concurrent_draws())
+
+    @property
+    def name(self) -> str:
+        return f"{self.variant.label} | beta={self.beta:g}, y={self.y:g}"
+
+    def key(self, ell: int, draw: int) -> str:
+        v = self.variant
+        return (f"{SCHEMA.schema}|{SCHEMA.name}|{v.resolved.name}|{v.weights}|{v.inputs}|"
+                f"{v.value!r}|{v.mask}|{self.beta!r}|{self.y!r}|{ell}|{draw}|seed={self.seed}")
+
+    def tasks(self) -> list[tuple]:
+        return [(self, ell, k) for ell in self.sizes for k in range(self.draws)]
+
+
+def measure(run: Run, ell: int, draw: int) -> dict[str, float]:
+    """One draw's record (``RESULTS``), from its own stream (seed, variant, ℓ, draw)."""
+    rng = draw_rng(run.seed, run.key(0, 0), ell, draw)
+    d_qk = inputs.d_qk(ell, run.y)
+    sample = sample_variant(run.variant, ell, d_qk, run.beta, run.thetas, rng)
+    a = spectra.squared_singular_values(sample.centred)
+    g = spectra.squared_singular_values(sample.model)
+    a_bulk, g_bulk = spectra.bulk(a, 1), spectra.bulk(g, 1)
+    w1 = float(np.mean(np.abs(np.sort(a_bulk) - np.sort(g_bulk))) / np.mean(g_bulk))
+    out = {"a_m1": float(np.mean(a)), "a_m2": float(np.mean(a**2)),
+           "a_b1": float(np.mean(a_bulk)), "a_b2": float(np.mean(a_bulk**2)),
+           "g_m1": float(np.mean(g)), "g_m2": float(np.mean(g**2)),
+           "g_b1": float(np.mean(g_bulk)), "g_b2": float(np.mean(g_bulk**2)),
+           "w1": w1, "kolmogorov": spectra.kolmogorov_distance(a_bulk, g_bulk),
+           "d_mean": float(np.mean(sample.normalizer)),
+           "d_var": float(np.var(sample.normalizer, ddof=1))}
+    return out
+
+
+def store_path(folder: str | Path) -> Path:
+    return Path(folder) / "variants.jsonl"
+
+
+def collect(runs: list[Run], folder: str | Path | None,
+            progress: Callable[[int, int], None] | None = None,
+            warn: Callable[[str], None] | None = None) -> dict[str, dict[str, float]]:
+    """Measure every missing draw of ``runs`` (appending each to the store in ``folder``)
+    and return all of them, by key."""
+    path = None if folder is None else store_path(folder)
+    done: dict[str, dict[str, float]] = {}
+    if path is not None:
+        with locked(path):
+            store = audit.load(path, SCHEMA)
+            if store.damaged or store.repeats:
+                audit.set_aside(path, store)
+        if warn is not None:
+            for number, why, _ in store.damaged:
+                warn(f"{path}: line {number}: {why}; moved to {audit.rejected_path(path)}")
+        done = store.done
+    todo = [task for run in runs for task in run.tasks() if run.key(*task[1:]) not in done]
+    if progress is not None:
+        progress(0, len(todo))
+    for n, (i, result) in enumerate(parallel.measured(measure, todo), start=1):
+        run, ell, k = todo[i]
+        key = run.key(ell, k)
+        done[key] = result if path is None else audit.keep(path, SCHEMA, key, result, warn)
+        if progress is not None:
+            progress(n, len(todo))
+    return done
+
+
+# --------------------------------------------------------------------------- judging
+
+def _per_size(run: Run, done: dict, name: str) -> list[dict]:
+    """Per ℓ: mean, se (of the mean over draws) and dof of one recorded quantity."""
+    out = []
+    for ell in run.sizes:
+        values = np.array([done[run.key(ell, k)][name] for k in range(run.draws)])
+        mean, var, dof = stats.mean_variance(values)
+        out.append({"ell": ell, "mean": mean, "se": math.sqrt(var), "dof": dof})
+    return out
+
+
+def _limit(rows: list[dict]) -> dict:
+    """The ℓ → ∞ value of a per-size series (``numerics.stats.extrapolate``, ``POWERS``)."""
+    sizes = [r["ell"] for r in rows]
+    floor = 1e-300
+    fit = stats.extrapolate(sizes, [r["mean"] for r in rows],
+                            [max(r["se"], floor) ** 2 for r in rows], [r["dof"] for r in rows],
+                            POWERS)
+    return {"mean": fit.value, "se": fit.se, "dof": fit.dof}
+
+
+def _rate(rows: list[dict]) -> dict:
+    """The log–log slope of a distance against ℓ: weighted by the sizes' errors, or by
+    ordinary least squares where a size has none (its draws all equal)."""
+    weighted = all(r["se"] > 0 for r in rows)
+    rate = stats.fit_rate([r["ell"] for r in rows], [r["mean"] for r in rows],
+                          [r["se"] for r in rows] if weighted else None,
+                          [r["dof"] for r in rows] if weighted else None)
+    return {"slope": rate.slope, "se": rate.se, "dof": rate.dof,
+            "width": rate.width(Z)}
+
+
+def value_regime(run: Run) -> rg.Regime:
+    """The sizes whose bulk moments a fit to ℓ → ∞ may read: for an exponential kernel the
+    softmax rules of ``derivations.regimes`` (the exact mass and the tails of the scores),
+    which the variants' approach shares; every size for a bounded kernel."""
+    if run.variant.resolved.g != sp.exp(x):
+        return rg.Regime((True,) * len(run.sizes))
+    return rg.both(rg.mass(run.beta, run.y, run.sizes), rg.tails(run.beta, run.y, run.sizes))
+
+
+def _value_check(limit: dict, predicted: float) -> dict:
+    """z of the fitted limit against the prediction, and the smallest relative deviation the
+    check would catch (``Z`` standard errors, at the fit's dof)."""
+    z = stats.normal_equivalent((limit["mean"] - predicted) / limit["se"], limit["dof"]) \
+        if limit["se"] > 0 else math.inf
+    width = stats.t_critical(Z, limit["dof"]) * limit["se"]
+    return {"predicted": predicted, "measured": limit["mean"], "se": limit["se"], "z": z,
+            "agrees": bool(abs(z) <= Z),
+            "detectable": width / abs(predicted) if predicted else math.inf}
+
+
+@dataclass
+class Judgement:
+    """A run's measurements, checks and verdict (the JSON of ``attnge variants``)."""
+
+    run: Run
+    prediction: Prediction | None
+    measured: dict
+    distance: dict
+    normalizer: dict | None
+    values: dict
+    verdict: str
+    reason: str
+
+    @property
+    def failed(self) -> bool:
+        """A prediction of the theory (theorem or derived) that the samples reject."""
+        return self.verdict == BREAKS and self.prediction is not None and \
+            self.prediction.status != "conjecture"
+
+    def as_json(self) -> dict:
+        v, p = self.run.variant, self.prediction
+        return {
+            "variant": {"label": v.label, "kernel": v.resolved.name, "weights": v.weights,
+                        "inputs": v.inputs, "parameter": v.value, "mask": v.mask},
+            "beta": self.run.beta, "y": self.run.y, "sizes": list(self.run.sizes),
+            "draws": self.run.draws, "seed": self.run.seed,
+            "predicted": None if p is None else {
+                "theta1": p.theta1, "theta2": p.theta2, "m1": p.m1, "m2": p.m2,
+                "surrogate_m2": p.surrogate_m2, "route": p.route, "status": p.status,
+                "why": p.why},
+            "measured": self.measured, "distance": self.distance,
+            "normalizer": self.normalizer, "checks": self.values,
+            "verdict": self.verdict, "reason": self.reason}
+
+
+def judge(run: Run, done: dict, prediction: Prediction | None = None,
+          predicted_normalizer: Callable | None = None) -> Judgement:
+    """The verdict of one run from its stored draws (module docstring). ``prediction``
+    defaults to the theory's (``theory.variants.predict``); the tests pass a wrong one."""
+    prediction = predict(run.variant, run.beta, run.y) if prediction is None else prediction
+    series = {name: _per_size(run, done, name) for name in RESULTS}
+    measured = {}
+    for who, prefix in (("attention", "a"), ("model", "g")):
+        for part, letter in (("full", "m"), ("bulk", "b")):
+            for q in (1, 2):
+                rows = series[f"{prefix}_{letter}{q}"]
+                measured.setdefault(who, {}).setdefault(part, {})[f"m{q}"] = {
+                    "per_size": [{k: r[k] for k in ("ell", "mean", "se")} for r in rows],
+                    "limit": _limit(rows)}
+    distance = {name: {"per_size": [{k: r[k] for k in ("ell", "mean", "se")}
+                                    for r in series[name]], "rate": _rate(series[name])}
+                for name in ("w1", "kolmogorov")}
+    values = {}
+    regime = value_regime(run)
+    first = regime.first()
+    if prediction is not None:
+        for q, value in ((1, prediction.m1), (2, prediction.m2)):
+            if first is None:
+                values[f"m{q}"] = {"predicted": value, "undecided": regime.why + "; " +
+                                   regime.need_text}
+                continue
+            limit = _limit(series[f"a_b{q}"][first:])
+            values[f"m{q}"] = _value_check(limit, value) | {
+                "sizes": list(run.sizes[first:])}
+    normalizer = _normalizer(run, series, predicted_normalizer)
+    verdict, reason = _verdict(run, prediction, values, distance, normalizer)
+    return Judgement(run, prediction, measured, distance, normalizer, values, verdict, reason)
+
+
+def _normalizer(run: Run, series: dict, predicted: Callable | None) -> dict | None:
+    """Per size, the mean and the sample variance over rows of D_ii against their exact
+    means (``theory.variants.normalizer_prediction``): E D_ii and Var D_ii − Cov."""
+    rows = []
+    for mean_row, var_row in zip(series["d_mean"], series["d_var"]):
+        ell = mean_row["ell"]
+        exact = (predicted or normalizer_prediction)(run.variant, run.beta, ell,
+                                                     inputs.d_qk(ell, run.y))
+        if exact is None:
+            return None
+        target = {"mean": float(exact["E D_ii"]),
+                  "sample variance": float(exact["Var D_ii"] - exact["Cov"])}
+        for name, row in (("mean", mean_row), ("sample variance", var_row)):
+            z = stats.normal_equivalent((row["mean"] - target[name]) / row["se"], row["dof"])
+            rows.append({"ell": ell, "quantity": name, "exact": target[name],
+                         "mean": row["mean"], "se": row["se"], "z": z,
+                         "agrees": bool(abs(z) <= Z)})
+    return {"route": exact["route"], "rows": rows,
+            "agrees": all(r["agrees"] for r in rows)}
+
+
+def decay_z(rows: list[dict], draws: int) -> float:
+    r"""How far the distance at the largest ℓ lies below the line :math:`d_0
+    (\ell/\ell_0)^{-1/4}` from the smallest (``PLATEAU_SLOPE``), in standard errors
+    (normal-equivalent, Welch's dof): above ``Z`` it shrinks, below −``Z`` it has stopped.
+
+    Notes
+    -----
+    .. math:: z = \frac{d_0 r - d_1}{\sqrt{r^2 s_0^2 + s_1^2}},\qquad
+              r = (\ell_0/\ell_1)^{1/4}
+    """
+    first, last = rows[0], rows[-1]
+    r = (first["ell"] / last["ell"]) ** PLATEAU_SLOPE
+    a, b = (r * first["se"]) ** 2, last["se"] ** 2
+    if a + b == 0:
+        return math.copysign(math.inf, first["mean"] * r - last["mean"])
+    dof = (a + b) ** 2 / (a**2 / (draws - 1) + b**2 / (draws - 1))
+    return stats.normal_equivalent((first["mean"] * r - last["mean"]) / math.sqrt(a + b), dof)
+
+
+def _verdict(run: Run, prediction: Prediction | None, values: dict, distance: dict,
+             normalizer: dict | None) -> tuple[str, str]:
+    where = f"at ell = {', '.join(map(str, run.sizes))} ({run.draws} draws each)"
+    rate = distance["w1"]["rate"]
+    slope = rate["slope"]
+    rows = distance["w1"]["per_size"]
+    first, last = rows[0], rows[-1]
+    z = decay_z(rows, run.draws)
+    shrinks, plateau = z > Z, z < -Z
+    missed = [f"{name} = {v['measured']:.6g} ± {v['se']:.2g} against {v['predicted']:.6g} "
+              f"(z = {v['z']:.1f})" for name, v in values.items()
+              if "undecided" not in v and not v["agrees"]]
+    undecided = [v["undecided"] for v in values.values() if "undecided" in v]
+    if normalizer is not None and not normalizer["agrees"]:
+        worst = max(normalizer["rows"], key=lambda r: abs(r["z"]))
+        missed.append(f"the normalizer's {worst['quantity']} at ell = {worst['ell']}: "
+                      f"{worst['mean']:.6g} against {worst['exact']:.6g} (z = {worst['z']:.1f})")
+    status = "no prediction" if prediction is None else prediction.status
+    covered = "verified" if status == "theorem" else f"measured; {status}, not the theorem"
+    if missed:
+        return BREAKS, f"a value misses {where}: " + "; ".join(missed)
+    if undecided:
+        return INCONCLUSIVE_TEXT, f"{where} the values cannot be decided: {undecided[0]}"
+    if plateau:
+        return BREAKS, (f"the distance to the Gaussian model stops shrinking {where}: "
+                        f"W1 slope {slope:.2f} ± {rate['se']:.2f}, plateau "
+                        f"{last['mean']:.3g} ± {last['se']:.2g} at ell = {last['ell']} "
+                        f"(z = {z:.1f} against ell^-{PLATEAU_SLOPE:g} from ell = "
+                        f"{first['ell']})")
+    detect = ", ".join(f"{name} to {v['detectable']:.1%}" for name, v in values.items())
+    if shrinks:
+        return HOLDS, (f"{covered} {where}: W1 from {first['mean']:.3g} to "
+                       f"{last['mean']:.3g}, slope {slope:.2f} ± {rate['se']:.2f}"
+                       + (f"; values agree ({detect})" if values else
+                          "; no value is predicted for this variant"))
+    larger = max(run.sizes) * 4
+    return INCONCLUSIVE_TEXT, (f"{where}: W1 from {first['mean']:.3g} to {last['mean']:.3g} "
+                               f"(slope {slope:.2f} ± {rate['se']:.2f}) tells neither shrinking "
+                               f"nor a plateau (z = {z:.1f} against ell^-{PLATEAU_SLOPE:g}); "
+                               f"sizes up to ell = {larger} or {4 * run.draws} draws would "
+                               "narrow it")
+
+
+def text(judgement: Judgement, verbose: bool = False) -> str:
+    """The terminal's account: the verdict and its reason; with ``verbose`` the prediction,
+    and per size the bulk's moments and the distances."""
+    j, p = judgement, judgement.prediction
+    lines = [f"{j.verdict}  {j.run.name}", f"  {j.reason}"]
+    if p is None:
+        lines.append("  predicted: nothing (no derivation covers this variant)")
+    else:
+        lines.append(f"  predicted ({p.status}): theta1 = {p.theta1:.6g}, theta2 = "
+                     f"{p.theta2:.6g}, m1 = {p.m1:.6g}, m2 = {p.m2:.6g} (i.i.d. surrogate "
+                     f"m2 = {p.surrogate_m2:.6g}); {p.route}")
+    if verbose:
+        bulk = j.measured["attention"]["bulk"]
+        lines.append("  ell    bulk m1             bulk m2             W1          "
+                     "Kolmogorov")
+        for k, ell in enumerate(j.run.sizes):
+            cells = [bulk["m1"]["per_size"][k], bulk["m2"]["per_size"][k],
+                     j.distance["w1"]["per_size"][k], j.distance["kolmogorov"]["per_size"][k]]
+            lines.append(f"  {ell:<6} " + " ".join(f"{c['mean']:.5g} ± {c['se']:.2g}".ljust(19)
+                                                   for c in cells).rstrip())
+        for name in ("m1", "m2"):
+            limit = bulk[name]["limit"]
+            lines.append(f"  bulk {name} at ell -> inf: {limit['mean']:.6g} ± {limit['se']:.2g}")
+        if j.normalizer is not None:
+            for r in j.normalizer["rows"]:
+                lines.append(f"  normalizer {r['quantity']} at ell = {r['ell']}: {r['mean']:.6g}"
+                             f" ± {r['se']:.2g} (exact {r['exact']:.6g}, z = {r['z']:.1f})")
+    return "\n".join(lines) + "\n"
+
+
+def step_tables(title: str, chosen: list[Variant], params) -> list[Table]:
+    """A ledger step's tables: each variant at the run's β, y, sizes, draws and seed, judged
+    by :func:`judge` against the theory's prediction; PASS where
+    Gaussian equivalence holds with the predicted values, FAIL where the samples reject the
+    prediction, INCONCLUSIVE otherwise (the row says what would decide)."""
+    runs = [Run(v, params.beta, params.y, params.sizes, params.draws, params.seed)
+            for v in chosen]
+    done = collect(runs, None)
+    table = Table(title, ["variant", "status", "predicted m1", "bulk m1 (ell -> inf)",
+                          "predicted m2", "bulk m2 (ell -> inf)", "W1 at the largest ell",
+                          "why"],
+                  note=f"bulk: all but the largest squared singular value; a value agrees "
+                       f"within {Z:g} standard errors; W1: the relative Wasserstein-1 "
+                       "distance to the Gaussian model on the same scores")
+    normalizer = Table(f"{title}: the normalizer's exact means", ["variant", "ell", "quantity",
+                                                                   "exact", "sampled", "z"])
+    for run in runs:
+        j = judge(run, done)
+        bulk = j.measured["attention"]["bulk"]
+        limit = lambda q: pm(bulk[f"m{q}"]["limit"]["mean"], bulk[f"m{q}"]["limit"]["se"])  # noqa: E731
+        p = j.prediction
+        verdict = True if j.verdict == HOLDS else False if j.failed else INCONCLUSIVE
+        table.add([run.variant.label, "none" if p is None else p.status,
+                   None if p is None else fmt(p.m1), limit(1), None if p is None else fmt(p.m2),
+                   limit(2), pm(j.distance["w1"]["per_size"][-1]["mean"],
+                                j.distance["w1"]["per_size"][-1]["se"]),
+                   j.reason], verdict)
+        for r in (j.normalizer or {}).get("rows", []):
+            normalizer.add([run.variant.label, r["ell"], r["quantity"], fmt(r["exact"]),
+                            pm(r["mean"], r["se"]), f"{r['z']:.2f}"], r["agrees"])
+    return [table] + ([normalizer] if normalizer.rows else [])
+
+
+def write_json(judgements: list[Judgement], path: str | Path, provenance: dict) -> None:
+    from attnge.output.files import write_atomic
+    write_atomic(path, json.dumps({"variants": [j.as_json() for j in judgements],
+                                   "provenance": provenance}, indent=2,
+                                  ensure_ascii=False) + "\n")

@@ -1,0 +1,129 @@
+"""attnge variants: the command, its store, its verdicts, and the variant steps' failures on
+injected wrong mathematics."""
+
+import json
+
+import pytest
+import sympy as sp
+
+from attnge import ledger
+from attnge import variants as va
+from attnge.cli import main
+from attnge.params import Params
+from attnge.steps import variants_causal, variants_inputs, variants_kernel, variants_weights
+from attnge.theory import input_models, kernels, masks, weight_laws
+from attnge.theory.variants import Variant
+
+SMALL = ["--sizes", "100,200,400", "--draws", "6", "--beta", "0.5"]
+PARAMS = Params(beta=0.5, y=1, sizes=(100, 200, 400), draws=6)
+
+
+def test_softmax_holds_and_the_json_says_why(tmp_path, capsys):
+    path = tmp_path / "v.json"
+    assert main(["--quiet", "variants", *SMALL, "--json", str(path)]) == 0
+    assert capsys.readouterr().out.startswith("GE HOLDS  softmax | beta=0.5, y=1")
+    found = json.loads(path.read_text())["variants"][0]
+    assert found["predicted"]["status"] == "theorem"
+    assert found["predicted"]["m2"] == pytest.approx(2 * (sp.E**0.25 - 1) ** 2 + 1 / 16)
+    bulk = found["measured"]["attention"]["bulk"]
+    assert set(bulk["m1"]["limit"]) == {"mean", "se", "dof"}
+    assert [r["ell"] for r in bulk["m2"]["per_size"]] == [100, 200, 400]
+    assert found["checks"]["m2"]["agrees"] and found["verdict"] == va.HOLDS
+
+
+def test_a_rerun_resumes_from_the_store(tmp_path, capsys):
+    args = ["--quiet", "variants", "--mask", "causal", *SMALL, "--out", str(tmp_path)]
+    assert main(args + ["--json", str(tmp_path / "a.json")]) == 0
+    lines = (tmp_path / "variants.jsonl").read_text().splitlines()
+    assert len(lines) == 18
+    assert main(args + ["--json", str(tmp_path / "b.json")]) == 0
+    assert (tmp_path / "variants.jsonl").read_text().splitlines() == lines
+    a, b = (json.loads((tmp_path / f"{n}.json").read_text())["variants"] for n in "ab")
+    assert a == b
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--inputs", "gaussian"], "gamma is needed with --inputs gaussian"),
+    (["--alpha", "0.3"], "alpha applies to --inputs shared-mean only"),
+    (["--inputs", "shared-mean", "--alpha", "1"], "alpha must be"),
+    (["--inputs", "repeated", "--repeats", "0.5"], "repeats must be"),
+    (["--kernel", "relu", "--bias", "1"], "bias applies to --kernel sigmoid only"),
+    (["--kernel", "x +"], "kernel must be"),
+    (["--weights", "laplace"], "weights must be one of"),
+    (["--mask", "banded"], "mask must be one of"),
+    (["--sizes", "100,50,400"], "sizes must hold"),
+    (["--draws", "1"], "draws must be"),
+    (["--report", "x"], "report applies with --map only"),
+    (["--map"], "report is needed with --map"),
+    (["--map", "--alpha", "0.3", "--report", "x"], "alpha does not apply with --map"),
+])
+def test_bad_options_get_one_line(argv, message, capsys):
+    assert main(["variants", *argv]) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1
+
+
+def test_variant_steps_are_not_in_the_default_run():
+    default = {s.id for s in ledger.select(None)}
+    every = {s.id for s in ledger.select(None, every=True)}
+    assert every - default == {"kernel-law", "weights-normalizer", "inputs-law", "causal-law"}
+
+
+def _verdicts(step, params=PARAMS):
+    tables = step.STEP.check(params)
+    return [v for t in tables for v in t.verdicts]
+
+
+@pytest.mark.parametrize("step", [variants_kernel, variants_inputs, variants_causal])
+def test_the_variant_steps_do_not_fail_on_the_theory(step):
+    assert False not in _verdicts(step)
+
+
+def test_kernel_law_fails_when_theta2_is_dropped(monkeypatch):
+    """The surrogate's mistake, at the one place both routes to θ's start from (the centred
+    kernel): every θ₂ is 0, the routes agree, and only the samples can tell."""
+    exact, numeric = kernels.thetas, kernels.thetas_numeric
+    monkeypatch.setattr(kernels, "thetas", lambda k, b: None if (t := exact(k, b)) is None
+                        else (t[0], sp.Integer(0)))
+    monkeypatch.setattr(kernels, "thetas_numeric",
+                        lambda k, b, dps=30: (numeric(k, b, dps)[0], 0))
+    assert False in _verdicts(variants_kernel)
+
+
+def test_inputs_law_fails_when_the_inputs_are_taken_for_orthonormal(monkeypatch):
+    for name in ("moments", "moments_second_route"):
+        original = getattr(input_models, name)
+        monkeypatch.setattr(input_models, name, lambda model, value, t1, t2, y, b=None,
+                            original=original: original("orthonormal", value, t1, t2, y))
+    verdicts = _verdicts(variants_inputs)
+    assert verdicts.count(False) >= 2          # gaussian and repeated; shared-mean too
+
+
+def test_causal_law_fails_when_the_mask_is_ignored(monkeypatch):
+    for name in ("limit_moments", "limit_moments_continuum"):
+        original = getattr(masks, name)
+        monkeypatch.setattr(masks, name, lambda mask, t1, t2, y, original=original:
+                            original("none", t1, t2, y))
+    params = Params(beta=0.5, y=1, sizes=(200, 400, 800), draws=12)
+    assert _verdicts(variants_causal, params).count(False) >= 1
+
+
+def test_weights_normalizer_passes_and_fails_when_the_law_is_taken_for_gaussian(monkeypatch):
+    """Both routes to E D_ii and Var D_ii read a law through a(t) = E e^{tww'} and
+    b(t) = E M(tw)²; given the Gaussian's, they agree and only the samples can tell."""
+    params = Params(beta=1.5, y=1, sizes=(100, 200, 400), draws=8)
+    assert False not in _verdicts(variants_weights, params)
+    gaussian = weight_laws.LAWS["gaussian"]
+    closed, numeric = weight_laws.closed_ab(gaussian), weight_laws._ab_numeric
+    monkeypatch.setattr(weight_laws, "closed_ab", lambda law: closed)
+    monkeypatch.setattr(weight_laws, "_ab_numeric", lambda law, t: numeric(gaussian, t))
+    tables = variants_weights.STEP.check(params)
+    failed = {row[0] for t in tables for row, v in zip(t.rows, t.verdicts) if v is False}
+    assert "softmax, rademacher weights" in failed and len(failed) >= 2   # κ₄ = −2, −6/5, −0.63
+
+
+def test_a_variant_without_prediction_is_never_verified():
+    run = va.Run(Variant("qk-norm", inputs="shared-mean", value=0.3), 0.5, 1, (100, 200, 400), 4)
+    judgement = va.judge(run, va.collect([run], None))
+    assert judgement.prediction is None and not judgement.failed
+    assert "verified" not in judgement.reason

@@ -1,0 +1,61 @@
+"""Weight laws: exact moments, the normalizer's two routes, and its first order in 1/d_qk."""
+
+import mpmath
+import numpy as np
+import pytest
+import sympy as sp
+from scipy.stats import truncnorm
+
+from attnge.theory import normalizer as nz
+from attnge.theory import weight_laws as wl
+from attnge.theory.symbols import beta, d_qk, ell, eps
+
+
+def test_every_law_has_unit_variance_and_its_fourth_cumulant():
+    assert [wl.moment(law, 2) for law in wl.LAWS.values()] == [1, 1, 1, 1]
+    assert wl.LAWS["gaussian"].kappa4 == 0
+    assert wl.LAWS["uniform"].kappa4 == sp.Rational(-6, 5)
+    assert wl.LAWS["rademacher"].kappa4 == -2
+    # scipy's excess kurtosis of N(0, 1) cut at ±2 (rescaling does not change it)
+    assert float(wl.LAWS["truncated-normal"].kappa4) == pytest.approx(
+        float(truncnorm.stats(-2, 2, moments="k")), rel=1e-12)
+
+
+@pytest.mark.parametrize("name", ["gaussian", "uniform", "rademacher"])
+def test_closed_forms_and_quadrature_agree(name):
+    a = wl.normalizer_moments(name, 1, 100, 50, 25, "sympy")
+    b = wl.normalizer_moments(name, 1, 100, 50, 25, "quadrature")
+    assert a["route"] == "sympy" and b["route"] == "quadrature"
+    for key in ("E D_ii", "Var D_ii", "Cov"):
+        assert abs(a[key] - b[key]) < mpmath.mpf(10) ** -22 * abs(a[key])
+
+
+def test_the_gaussian_law_gives_the_normalizer_of_the_theorem():
+    got = wl.normalizer_moments("gaussian", sp.Rational(3, 2), 80, 40, 25)
+    subs = {beta: sp.Rational(3, 2), d_qk: 40, ell: 80}
+    assert abs(got["E D_ii"] - sp.N(nz.mean().subs(subs), 30)) < 1e-22
+    assert abs(got["Var D_ii"] - sp.N(nz.variance().subs(subs), 30)) < 1e-22
+    assert abs(got["Cov"] - sp.N(nz.row_covariance().subs(subs), 30)) < 1e-22
+
+
+@pytest.mark.parametrize("name", list(wl.LAWS))
+def test_the_first_order_is_read_from_the_fourth_moment(name):
+    law = wl.LAWS[name]
+    first = wl.mean_expansion(law).coeff(eps)
+    assert sp.simplify(first - beta**4 * (wl.moment(law, 4) ** 2 - 3) / 24) == 0
+    d = 20000                                  # the exact mean at large d_qk, route two
+    exact = wl.normalizer_moments(law, 1, 10, d, 30, "quadrature")["E D_ii"]
+    assert float((exact - 1) * d) == pytest.approx(float(first.subs(beta, 1)), rel=1e-3)
+
+
+@pytest.mark.parametrize("name", list(wl.LAWS))
+def test_samples_have_the_law_s_moments(name):
+    law = wl.LAWS[name]
+    w = law.sample((400_000,), np.random.default_rng(1))
+    assert abs(w.mean()) < 0.01 and abs(w.var() - 1) < 0.01
+    assert np.mean(w**4) == pytest.approx(float(wl.moment(law, 4)), rel=0.02)
+
+
+def test_bad_names_are_refused_in_one_line():
+    with pytest.raises(ValueError, match="weights must be one of"):
+        wl.law_named("laplace")
