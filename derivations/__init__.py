@@ -12,6 +12,11 @@ Laws (``attnge.numerics.laws``, ``attnge.theory.laws``)
     :func:`thetas` (θ₁ = e^{β²} − 1, θ₂ = β², exact), :func:`hermite_coefficients`,
     :func:`taylor_coefficients`; other kernels: :func:`kernel` → :class:`Kernel`,
     :func:`kernel_thetas` (θ₁[g], θ₂[g], exact where SymPy finds them).
+Attention variants (``attnge.theory.variants``, ``attnge.derivations.variants``)
+    :class:`Variant` (kernel, weight law, inputs, mask), :func:`predict_variant` (θ's and
+    the bulk's m₁, m₂ with their routes and status), :func:`check_variant` (sampled, judged:
+    GE HOLDS, GE BREAKS or INCONCLUSIVE); :class:`Init` and :func:`effective_beta` (the β an
+    init scheme gives a layer).
 Samplers (``attnge.numerics.samplers``)
     :func:`sample_attention` (scores, attention, its centred form and the linear Gaussian
     model on the same scores), :func:`squared_singular_values`.
@@ -45,6 +50,8 @@ _PUBLIC = {
     "hermite_coefficients": "attnge.theory.exponential",
     "taylor_coefficients": "attnge.theory.exponential",
     "Kernel": "attnge.theory.kernels",
+    "Variant": "attnge.theory.variants",
+    "Init": "attnge.theory.initialisation", "effective_beta": "attnge.theory.initialisation",
     "sample_attention": "attnge.numerics.samplers",
     "squared_singular_values": "attnge.numerics.spectra",
     "verify": "attnge.runner", "Run": "attnge.runner", "StepResult": "attnge.runner",
@@ -54,6 +61,8 @@ _PUBLIC = {
 _RENAMED = {"thetas": ("attnge.theory.limit_law", "from_beta"),
             "kernel": ("attnge.theory.kernels", "parse"),
             "kernel_thetas": ("attnge.theory.kernels", "thetas"),
+            "predict_variant": ("attnge.theory.variants", "predict"),
+            "check_variant": ("attnge.variants", "check"),
             "check_certificate": ("attnge.edge_certificates", "check")}
 
 __all__ = sorted([*_PUBLIC, *_RENAMED, "__version__"])

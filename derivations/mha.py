@@ -30,6 +30,8 @@ from attnge.numerics.multi_head import (
     require_output_memory,
 )
 from attnge.theory import multi_head as mh
+from attnge.theory import weight_laws as wl
+from attnge.theory.initialisation import Init, effective_beta
 from attnge.theory.inputs import integer
 from attnge.theory.laws import describe
 from attnge.theory.symbols import positive_beta
@@ -43,7 +45,8 @@ ALL = "all"
 @dataclass(frozen=True)
 class Preset:
     """A public configuration: context length n, model width d, heads and key-value heads,
-    the head width d_K = d_V, and how heads share keys and values."""
+    the head width d_K = d_V, how heads share keys and values, and its init scheme
+    (``theory.initialisation.Init``; None for a shape that has none)."""
 
     n: int
     d: int
@@ -51,17 +54,64 @@ class Preset:
     kv_heads: int
     d_head: int
     sharing: str
+    init: Init | None = None
 
 
+_STD = sp.Rational(1, 50)          # initializer_range 0.02, the usual N(0, 0.02²)
+_HF = "initializer_range 0.02 of its Hugging Face configuration: N(0, 0.02^2)"
 PRESETS = {
-    "bert-base": Preset(512, 768, 12, 12, 64, "none"),
-    "modernbert-large": Preset(1024, 1024, 16, 16, 64, "none"),
-    "dinov3-l16": Preset(261, 1024, 16, 16, 64, "none"),
-    "llada-8b": Preset(4096, 4096, 32, 32, 128, "none"),
-    "gpt3-175b": Preset(2048, 12288, 96, 96, 128, "none"),
-    "falcon-7b": Preset(2048, 4544, 71, 1, 64, "mqa"),
+    "bert-base": Preset(512, 768, 12, 12, 64, "none", Init(_STD, _STD, source=f"BERT: {_HF}")),
+    "modernbert-large": Preset(1024, 1024, 16, 16, 64, "none", Init(
+        _STD * wl.truncated_sd(), _STD * wl.truncated_sd(), "truncated-normal",
+        source="ModernBERT: trunc_normal(std 0.02, cut at 2 std) on Wqkv, whose std is "
+               "0.02 times 0.880")),
+    "dinov3-l16": Preset(261, 1024, 16, 16, 64, "none", Init(
+        _STD, _STD, source="DINOv3 ViT-L/16: timm's trunc_normal_(std=0.02) with bounds -2, 2 "
+                           "(absolute, so no truncation at this std); assumed, not read from "
+                           "its code")),
+    "llada-8b": Preset(4096, 4096, 32, 32, 128, "none", Init(
+        _STD, _STD, source=f"LLaDA 8B: {_HF} (the Llama convention; assumed)")),
+    "gpt3-175b": Preset(2048, 12288, 96, 96, 128, "none", Init(
+        _STD, _STD, source="GPT-3: the GPT-2 initialisation (the paper says so), N(0, 0.02^2) "
+                           "on the query and key weights")),
+    "falcon-7b": Preset(2048, 4544, 71, 1, 64, "mqa", Init(_STD, _STD,
+                                                          source=f"Falcon-7B: {_HF}")),
     "kv-tied-2048": Preset(2048, 2048, 32, 32, 64, "kv"),
+    "gpt2": Preset(1024, 768, 12, 12, 64, "none", Init(_STD, _STD, source=f"GPT-2: {_HF}")),
+    "llama2-7b": Preset(4096, 4096, 32, 32, 128, "none", Init(
+        _STD, _STD, source=f"Llama 2 7B: {_HF}; RMSNorm inputs")),
+    "llama2-13b": Preset(4096, 5120, 40, 40, 128, "none", Init(
+        _STD, _STD, source=f"Llama 2 13B: {_HF}; RMSNorm inputs")),
+    "llama2-70b": Preset(4096, 8192, 64, 8, 128, "mqa", Init(
+        _STD, _STD, source=f"Llama 2 70B (8 key-value groups): {_HF}; RMSNorm inputs")),
+    "vit-b16": Preset(197, 768, 12, 12, 64, "none", Init(
+        1 / sp.sqrt(768), 1 / sp.sqrt(768), "uniform",
+        source="ViT-B/16: Xavier-uniform query and key kernels (768 x 768), variance "
+               "2/(768 + 768)")),
+    "t5-base": Preset(512, 768, 12, 12, 64, "none", Init(
+        1 / sp.sqrt(768 * 64), 1 / sp.sqrt(768), scale="none",
+        source="T5: q ~ N(0, 1/(d_model d_kv)), k ~ N(0, 1/d_model), no 1/sqrt(d_kv) in the "
+               "scores (its _init_weights, factor 1)")),
 }
+
+
+def beta_at_init(preset: str) -> sp.Expr | None:
+    """The preset's β at initialisation (``theory.initialisation.effective_beta``), None for a
+    preset without an init scheme."""
+    p = PRESETS[preset]
+    return None if p.init is None else effective_beta(p.init, p.d, p.d_head)
+
+
+def initial_beta(preset: str | None, given: object) -> sp.Expr:
+    """β of an ``attnge mha`` run: ``given`` is a number or "init" (the preset's β at
+    initialisation to 6 significant digits, as an exact rational; 1 without a preset or for
+    a preset without an init)."""
+    if given != "init":
+        return positive_beta(given)
+    found = None if preset is None else beta_at_init(preset)
+    if found is None:
+        return sp.Integer(1)
+    return positive_beta(sp.Rational(f"{float(found):.6g}"))
 
 
 def layer_shape(preset: str | None = None, n=None, d=None, heads=None, kv_heads=None, dk=None,

@@ -3,20 +3,28 @@
 The grid changes one thing at a time from the theorem's attention (softmax, Gaussian weights,
 orthonormal inputs, no mask): every kernel, every weight law (with Q, K sampled directly,
 and the uniform law through Haar inputs), every input model and the causal mask, each at
-β ∈ ``BETAS`` and y ∈ ``YS``. Its report is a README table, ``variants.json`` and one figure
+β ∈ ``BETAS`` and y ∈ ``YS``; then the theorem's attention at each ``attnge mha`` preset's β
+at initialisation. Its report is a README table, ``variants.json`` and one figure
 per variant, with the command that made them; the draws are kept in ``variants.jsonl`` so a
 rerun resumes.
 """
 
 from __future__ import annotations
 
+import math
 import re
 from pathlib import Path
 
+import numpy as np
+import sympy as sp
+
+from attnge import mha
 from attnge import variants as va
+from attnge.numerics.initialisation import sampled_beta
 from attnge.output import figures
 from attnge.output.files import write_atomic
 from attnge.provenance import provenance
+from attnge.theory.initialisation import sides
 from attnge.theory.variants import Variant
 
 BETAS = (0.5, 1.0)
@@ -36,11 +44,44 @@ VARIANTS = (
 """One change at a time from the theorem's attention (its value: ``Variant``)."""
 
 
+def preset_points() -> list[tuple[str, float, float]]:
+    """(preset, β at initialisation to 6 digits, y = n/d_K) of every ``attnge mha`` preset
+    with an init scheme."""
+    return [(name, float(mha.initial_beta(name, "init")), p.n / p.d_head)
+            for name, p in mha.PRESETS.items() if p.init is not None]
+
+
 def grid(sizes: tuple[int, ...] | None = None, draws: object = None, seed: object = 0
          ) -> list[va.Run]:
-    """The runs of the map: ``VARIANTS`` × ``BETAS`` × ``YS``."""
-    return [va.Run(v, b, y, sizes or SIZES, DRAWS if draws is None else draws, seed)
+    """The runs of the map: ``VARIANTS`` × ``BETAS`` × ``YS``, then the theorem's attention at
+    each preset's β at initialisation and y = n/d_K (``preset_points``; points shared by
+    presets run once)."""
+    draws = DRAWS if draws is None else draws
+    runs = [va.Run(v, b, y, sizes or SIZES, draws, seed)
             for v in VARIANTS for b in BETAS for y in YS]
+    points = sorted({(b, y) for _, b, y in preset_points()})
+    return runs + [va.Run(Variant(), b, y, sizes or SIZES, draws, seed) for b, y in points]
+
+
+def initialisation_table(draws: int = 8, seed: int = 0) -> str:
+    """Each preset's β at initialisation: the closed form, the scores sampled from its init
+    scheme (``numerics.initialisation``, 64 tokens), c = β/√log n and the temperature
+    thresholds of ``attnge threshold`` it starts above."""
+    lines = ["| preset | n | d | d_K | init | β (closed form) | β (sampled) | c = β/√log n "
+             "| starts above |", "|" + "---|" * 9]
+    rng = np.random.default_rng(seed)
+    for name, p in mha.PRESETS.items():
+        if p.init is None:
+            continue
+        exact = mha.beta_at_init(name)
+        found, se = sampled_beta(p.init, p.d, p.d_head, 64, draws, rng)
+        c = float(exact) / math.sqrt(math.log(p.n))
+        above = [f"{q} (c* = {float(star):.3f})" for q, star, side in sides(exact, p.n)
+                 if side == "above"]
+        lines.append(f"| {name} | {p.n} | {p.d} | {p.d_head} | {p.init.source} | "
+                     f"{sp.sstr(exact)} = {float(exact):.4g} | {found:.4g} ± {se:.2g} | "
+                     f"{c:.3f} | {', '.join(above) or 'none'} |")
+    return "\n".join(lines)
 
 
 def slug(variant: Variant) -> str:
@@ -141,6 +182,12 @@ def write(judgements: list[va.Judgement], folder: Path, command: str, wall_s: fl
         "GE BREAKS: a value misses, or W₁ stops shrinking; INCONCLUSIVE: neither, and "
         "`variants.json` says what would decide. *status* is what covers the prediction: "
         "the theorem, a derivation by its argument (docs/math.md §10–§13), or none.\n\n"
-        + table(judgements) + "\n\n" + summary(judgements) + "\nFigures:\n\n" + figures_list
-        + "\n")
+        + table(judgements) + "\n\n" + summary(judgements)
+        + "\n## The temperature at initialisation\n\n"
+        "Each `attnge mha` preset's β from its published init (docs/math.md §15), by the "
+        "closed form and sampled from the scheme (8 layers of 64 tokens), and the temperature "
+        "thresholds c* of `attnge threshold` that c = β/√log n starts above (the quantity is "
+        "no longer linear there). The rows of the table above at these (β, y = n/d_K) are the "
+        "theorem's attention at each preset's start.\n\n"
+        + initialisation_table() + "\n\nFigures:\n\n" + figures_list + "\n")
     write_atomic(folder / "README.md", text)

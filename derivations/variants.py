@@ -151,6 +151,23 @@ def measure(run: Run, ell: int, draw: int) -> dict[str, float]:
     return out
 
 
+def check(variant: Variant, beta: float = 1.0, y: float = 1.0,
+          sizes: tuple[int, ...] = Run.sizes, draws: int = Run.draws, seed: int = 0
+          ) -> Judgement:
+    """Sample ``variant`` at ``sizes`` and judge Gaussian equivalence (the library's
+    ``attnge variants``; the draws run in this process, or on the Dask cluster in use).
+
+    Examples
+    --------
+    >>> from attnge.theory.variants import Variant
+    >>> j = check(Variant(mask="causal"), beta=0.5, sizes=(50, 100, 200), draws=3)
+    >>> j.prediction.status, j.verdict in (HOLDS, BREAKS, INCONCLUSIVE_TEXT)
+    ('derived', True)
+    """
+    run = Run(variant, beta, y, tuple(sizes), draws, seed)
+    return judge(run, collect([run], None))
+
+
 def store_path(folder: str | Path) -> Path:
     return Path(folder) / "variants.jsonl"
 

@@ -47,7 +47,7 @@ Examples
 >>> import sympy as sp
 >>> t1, t2, y, g = sp.symbols("theta1 theta2 y gamma", positive=True)
 >>> moments(MODELS["gaussian"], g, t1, t2, y)
-(theta1, 2*theta1**2 + theta2**2*(2*gamma + y))
+(theta1, 2*gamma*theta2**2 + 2*theta1**2 + theta2**2*y)
 """
 
 from __future__ import annotations

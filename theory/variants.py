@@ -18,7 +18,7 @@ Examples
 --------
 >>> p = predict(Variant(mask="causal"), 1, 1)
 >>> p.status, round(float(p.m2), 6), round(float(p.surrogate_m2), 6)
-('derived', 9.357487, 8.857487)
+('derived', 9.357477, 8.857477)
 """
 
 from __future__ import annotations

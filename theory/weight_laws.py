@@ -38,7 +38,7 @@ Examples
 >>> LAWS["rademacher"].kappa4, LAWS["uniform"].kappa4
 (-2, -6/5)
 >>> mean_expansion(LAWS["rademacher"])
-1 - beta**4*epsilon/12
+-beta**4*epsilon/12 + 1
 """
 
 from __future__ import annotations
@@ -111,12 +111,12 @@ class WeightLaw:
         if self.name == "rademacher":
             return 2.0 * rng.integers(0, 2, shape) - 1.0
         from scipy.stats import truncnorm  # the truncated normal, by inversion
-        scale = float(_truncated_sd())
+        scale = float(truncated_sd())
         return truncnorm.rvs(-TRUNCATION, TRUNCATION, size=shape, random_state=rng) / scale
 
 
 @cache
-def _truncated_sd() -> sp.Expr:
+def truncated_sd() -> sp.Expr:
     """The standard deviation of N(0, 1) conditioned on |z| ≤ 2:
     √(1 − 2·2φ(2)/(2Φ(2) − 1))."""
     z = sp.Symbol("z", real=True)
@@ -133,7 +133,7 @@ LAWS = {
     "rademacher": WeightLaw("rademacher", None, sp.Integer(1), True, "random signs"),
     "truncated-normal": WeightLaw("truncated-normal", sp.exp(-w**2 / 2) / (
         sp.sqrt(2 * sp.pi) * sp.erf(TRUNCATION / sp.sqrt(2))), sp.Integer(TRUNCATION), False,
-        "TensorFlow's truncated normal (±2σ), rescaled", scale=_truncated_sd()),
+        "TensorFlow's truncated normal (±2σ), rescaled", scale=truncated_sd()),
 }
 """The named weight laws, each of unit variance."""
 

@@ -18,7 +18,6 @@ from attnge.output.files import check_files, check_output, emit, write_atomic
 from attnge.output.progress import Progress
 from attnge.provenance import provenance
 from attnge.theory.inputs import integer
-from attnge.theory.symbols import positive_beta
 
 NAME = "mha"
 HELP = "a softmax attention layer against its Gaussian model on the same weights, at a real " \
@@ -39,7 +38,9 @@ def add_arguments(m: argparse.ArgumentParser) -> None:
     m.add_argument("--dout", default=None, help="output width d_O (default d)")
     m.add_argument("--sharing", default=None, help="none, mqa (keys and values shared by "
                    "groups of heads) or kv (V = K) (default none, mqa when kv heads < heads)")
-    m.add_argument("--beta", default=1.0, help="inverse temperature beta (default 1)")
+    m.add_argument("--beta", default="init", help="inverse temperature beta, or init: the "
+                   "preset's beta at initialisation from its published init (docs/math.md "
+                   "section 15; 1 without a preset) (default init)")
     m.add_argument("--draws", default=10, help="draws >= 2 (default 10)")
     m.add_argument("--seed", default=0, help="seed >= 0 (default 0)")
     m.add_argument("--json", default=None, metavar="FILE", help="write the summary and the "
@@ -63,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError("report needs --preset (a name, or all): the files are named by it")
     shapes = [mha.layer_shape(name, args.n, args.d, args.heads, args.kv_heads, args.dk,
                               args.dv, args.dout, args.sharing) for name in presets]
-    beta = positive_beta(args.beta)
+    betas = [mha.initial_beta(name, args.beta) for name in presets]
     seed = integer(args.seed, "seed", 0)
     n_draws = integer(args.draws, "draws", 2)
     out = None
@@ -81,7 +82,7 @@ def run(args: argparse.Namespace) -> int:
         mha.validate(shape, n_draws)
     found = {}
     with cluster(args, lambda: [mha.validate(shape, n_draws) for shape, _ in shapes]):
-        for name, (shape, d) in zip(presets, shapes):
+        for name, (shape, d), beta in zip(presets, shapes, betas):
             parameters = {"preset": name, "shape": [shape.n, d, shape.heads, shape.kv_heads,
                                                     shape.d_k, shape.d_v, shape.d_o,
                                                     shape.sharing],

@@ -14,8 +14,8 @@ def run(capsys, *argv):
 
 
 def test_a_preset_reports_rel_w1_and_ks_with_standard_errors(capsys, tmp_path):
-    code, out, _ = run(capsys, "mha", "--preset", "dinov3-l16", "--draws", "2", "--json",
-                       str(tmp_path / "r.json"))
+    code, out, _ = run(capsys, "mha", "--preset", "dinov3-l16", "--draws", "2", "--beta", "1",
+                       "--json", str(tmp_path / "r.json"))
     assert code == 0 and "relative W1 (%)" in out
     found = json.loads((tmp_path / "r.json").read_text())
     for key in ("rel_w1_percent", "ks"):
@@ -92,6 +92,8 @@ def test_a_report_folder_is_resumed_and_a_damaged_preset_redone(capsys, tmp_path
     folder = tmp_path / "mha"
     code, _, _ = run(capsys, "mha", "--preset", "all", "--draws", "2", "--report", str(folder))
     table = (folder / "README.md").read_text()
+    found = json.loads((folder / "bert-base.json").read_text())["provenance"]["parameters"]
+    assert found["beta"] == 1.0                       # a preset without an init starts at 1
     assert code == 0 and "| bert-base | 40 |" in table and "| falcon-7b | 40 |" in table
     assert (folder / "falcon-7b.png").stat().st_size > 0
     (folder / "falcon-7b.json").write_text("{ truncated")
