@@ -12,11 +12,10 @@ The verdict (:func:`judge`):
 
 - **GE HOLDS**: the bulk's m₁ and m₂, fitted to ℓ → ∞, agree with the prediction (within
   ``Z`` standard errors, the smallest deviation that would have been caught stated as
-  ``detectable``), and the distance to the Gaussian model shrinks: at the largest ℓ it lies
-  ``Z`` standard errors below the line ℓ^{−1/4} through the smallest (``decay_z``; the
-  fitted log–log slope is reported beside it);
-- **GE BREAKS**: a value misses, or the distance stops shrinking (``Z`` standard errors
-  above that line), with the plateau;
+  ``detectable``), and the distance to the Gaussian model shrinks: its fitted log–log slope
+  over the sizes lies ``Z`` standard errors below −1/4 (``decay_z``);
+- **GE BREAKS**: a value misses, or the distance stops shrinking (its slope ``Z`` standard
+  errors above −1/4), with the plateau;
 - **INCONCLUSIVE**: neither, with what would decide.
 
 A variant without a prediction is judged by the distance alone; a variant that the theorem
@@ -125,7 +124,8 @@ class Run:
 
     def key(self, ell: int, draw: int) -> str:
         v = self.variant
-        return (f"{SCHEMA.schema}|{SCHEMA.name}|{v.resolved.name}|{v.weights}|{v.inputs}|"
+        kernel = v.resolved.name + ("" if v.normaliser == "row" else "/ell")
+        return (f"{SCHEMA.schema}|{SCHEMA.name}|{kernel}|{v.weights}|{v.inputs}|"
                 f"{v.value!r}|{v.mask}|{self.beta!r}|{self.y!r}|{ell}|{draw}|seed={self.seed}")
 
     def tasks(self) -> list[tuple]:
@@ -265,6 +265,7 @@ class Judgement:
     values: dict
     verdict: str
     reason: str
+    surrogate: dict | None = None     # the bulk's m₂ against the i.i.d. surrogate's
 
     @property
     def failed(self) -> bool:
@@ -285,6 +286,7 @@ class Judgement:
                 "why": p.why},
             "measured": self.measured, "distance": self.distance,
             "normalizer": self.normalizer, "checks": self.values,
+            "surrogate_m2": self.surrogate,
             "verdict": self.verdict, "reason": self.reason}
 
 
@@ -317,9 +319,14 @@ def judge(run: Run, done: dict, prediction: Prediction | None = None,
             limit = _limit(series[f"a_b{q}"][first:])
             values[f"m{q}"] = _value_check(limit, value) | {
                 "sizes": list(run.sizes[first:])}
+    surrogate = None
+    if prediction is not None and first is not None:
+        surrogate = _value_check(_limit(series["a_b2"][first:]), prediction.surrogate_m2)
+        surrogate["rejected"] = not surrogate.pop("agrees")
     normalizer = _normalizer(run, series, predicted_normalizer)
     verdict, reason = _verdict(run, prediction, values, distance, normalizer)
-    return Judgement(run, prediction, measured, distance, normalizer, values, verdict, reason)
+    return Judgement(run, prediction, measured, distance, normalizer, values, verdict, reason,
+                     surrogate)
 
 
 def _normalizer(run: Run, series: dict, predicted: Callable | None) -> dict | None:
@@ -343,23 +350,18 @@ def _normalizer(run: Run, series: dict, predicted: Callable | None) -> dict | No
             "agrees": all(r["agrees"] for r in rows)}
 
 
-def decay_z(rows: list[dict], draws: int) -> float:
-    r"""How far the distance at the largest ℓ lies below the line :math:`d_0
-    (\ell/\ell_0)^{-1/4}` from the smallest (``PLATEAU_SLOPE``), in standard errors
-    (normal-equivalent, Welch's dof): above ``Z`` it shrinks, below −``Z`` it has stopped.
+def decay_z(rate: dict) -> float:
+    r"""How much faster than ℓ^{−1/4} (``PLATEAU_SLOPE``) the distance shrinks, in standard
+    errors of its fitted log–log slope over every size (normal-equivalent at the slope's
+    Welch dof): above ``Z`` it shrinks, below −``Z`` it has stopped.
 
     Notes
     -----
-    .. math:: z = \frac{d_0 r - d_1}{\sqrt{r^2 s_0^2 + s_1^2}},\qquad
-              r = (\ell_0/\ell_1)^{1/4}
+    .. math:: z = -\frac{\hat s + 1/4}{\operatorname{se}(\hat s)}
     """
-    first, last = rows[0], rows[-1]
-    r = (first["ell"] / last["ell"]) ** PLATEAU_SLOPE
-    a, b = (r * first["se"]) ** 2, last["se"] ** 2
-    if a + b == 0:
-        return math.copysign(math.inf, first["mean"] * r - last["mean"])
-    dof = (a + b) ** 2 / (a**2 / (draws - 1) + b**2 / (draws - 1))
-    return stats.normal_equivalent((first["mean"] * r - last["mean"]) / math.sqrt(a + b), dof)
+    if rate["se"] == 0:
+        return math.copysign(math.inf, -(rate["slope"] + PLATEAU_SLOPE))
+    return -stats.normal_equivalent((rate["slope"] + PLATEAU_SLOPE) / rate["se"], rate["dof"])
 
 
 def _verdict(run: Run, prediction: Prediction | None, values: dict, distance: dict,
@@ -369,7 +371,7 @@ def _verdict(run: Run, prediction: Prediction | None, values: dict, distance: di
     slope = rate["slope"]
     rows = distance["w1"]["per_size"]
     first, last = rows[0], rows[-1]
-    z = decay_z(rows, run.draws)
+    z = decay_z(rate)
     shrinks, plateau = z > Z, z < -Z
     missed = [f"{name} = {v['measured']:.6g} ± {v['se']:.2g} against {v['predicted']:.6g} "
               f"(z = {v['z']:.1f})" for name, v in values.items()
@@ -380,7 +382,8 @@ def _verdict(run: Run, prediction: Prediction | None, values: dict, distance: di
         missed.append(f"the normalizer's {worst['quantity']} at ell = {worst['ell']}: "
                       f"{worst['mean']:.6g} against {worst['exact']:.6g} (z = {worst['z']:.1f})")
     status = "no prediction" if prediction is None else prediction.status
-    covered = "verified" if status == "theorem" else f"measured; {status}, not the theorem"
+    covered = f"verified {where}" if status == "theorem" else \
+        f"measured {where} ({status}, not the theorem)"
     if missed:
         return BREAKS, f"a value misses {where}: " + "; ".join(missed)
     if undecided:
@@ -389,11 +392,10 @@ def _verdict(run: Run, prediction: Prediction | None, values: dict, distance: di
         return BREAKS, (f"the distance to the Gaussian model stops shrinking {where}: "
                         f"W1 slope {slope:.2f} ± {rate['se']:.2f}, plateau "
                         f"{last['mean']:.3g} ± {last['se']:.2g} at ell = {last['ell']} "
-                        f"(z = {z:.1f} against ell^-{PLATEAU_SLOPE:g} from ell = "
-                        f"{first['ell']})")
+                        f"(z = {z:.1f} against ell^-{PLATEAU_SLOPE:g})")
     detect = ", ".join(f"{name} to {v['detectable']:.1%}" for name, v in values.items())
     if shrinks:
-        return HOLDS, (f"{covered} {where}: W1 from {first['mean']:.3g} to "
+        return HOLDS, (f"{covered}: W1 from {first['mean']:.3g} to "
                        f"{last['mean']:.3g}, slope {slope:.2f} ± {rate['se']:.2f}"
                        + (f"; values agree ({detect})" if values else
                           "; no value is predicted for this variant"))
@@ -416,6 +418,9 @@ def text(judgement: Judgement, verbose: bool = False) -> str:
         lines.append(f"  predicted ({p.status}): theta1 = {p.theta1:.6g}, theta2 = "
                      f"{p.theta2:.6g}, m1 = {p.m1:.6g}, m2 = {p.m2:.6g} (i.i.d. surrogate "
                      f"m2 = {p.surrogate_m2:.6g}); {p.route}")
+    if j.surrogate is not None:
+        said = "rejected" if j.surrogate["rejected"] else "not rejected"
+        lines.append(f"  the i.i.d. surrogate's m2 is {said} (z = {j.surrogate['z']:.1f})")
     if verbose:
         bulk = j.measured["attention"]["bulk"]
         lines.append("  ell    bulk m1             bulk m2             W1          "

@@ -32,6 +32,7 @@ Examples
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 import mpmath
 import sympy as sp
@@ -204,6 +205,7 @@ def _gaussian_form(expr: sp.Expr) -> bool:
     return True
 
 
+@lru_cache(maxsize=512)
 def thetas(kernel: Kernel, beta: object) -> tuple[sp.Expr, sp.Expr] | None:
     r""":math:`(\theta_1[g], \theta_2[g])` exactly, from SymPy's Gaussian integrals of g; None
     where one of them has no closed form that SymPy finds.
@@ -221,6 +223,7 @@ def thetas(kernel: Kernel, beta: object) -> tuple[sp.Expr, sp.Expr] | None:
     return sp.simplify(theta1), sp.simplify(linear**2)
 
 
+@lru_cache(maxsize=512)
 def thetas_numeric(kernel: Kernel, beta: object, dps: int = 30) -> tuple[mpmath.mpf,
                                                                           mpmath.mpf]:
     r""":math:`(\theta_1[g], \theta_2[g])` by mpmath quadrature (tanh–sinh on (−∞, 0] and

@@ -24,12 +24,14 @@ Examples
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cache
 
 import mpmath
 import sympy as sp
 
 from attnge.theory import input_models, kernels, masks, weight_laws
 from attnge.theory.inputs import number, positive, ratio
+from attnge.theory.symbols import beta as beta_symbol
 
 ORDER = ("theorem", "derived", "conjecture")
 PARAMETERS = {"gamma": (0.0, 1.0, "ell/d, in (0, 1] for orthonormal rows"),
@@ -40,7 +42,8 @@ PARAMETERS = {"gamma": (0.0, 1.0, "ell/d, in (0, 1] for orthonormal rows"),
 @dataclass(frozen=True)
 class Variant:
     """A variant: ``kernel`` (a name or expression, ``theory.kernels.parse``; a ``bias`` for
-    the sigmoid), ``weights`` (``weight_laws.LAWS``), ``inputs`` (``input_models.MODELS``) with
+    the sigmoid; an expression is divided by its row sums, ``normaliser`` "row", or by ℓ,
+    "ell"), ``weights`` (``weight_laws.LAWS``), ``inputs`` (``input_models.MODELS``) with
     its ``value`` (γ, α or r; γ is optional for orthonormal inputs: Haar rows of width ℓ/γ),
     and ``mask`` (``masks.MASKS``)."""
 
@@ -50,13 +53,19 @@ class Variant:
     value: float | None = None
     mask: str = "none"
     bias: float | None = None
+    normaliser: str = "row"
     resolved: kernels.Kernel = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         weight_laws.law_named(self.weights)
         model = input_models.model_named(self.inputs)
         masks.mask_named(self.mask)
-        resolved = kernels.parse(self.kernel)
+        if self.normaliser not in ("row", "ell"):
+            raise ValueError(f"normaliser must be row or ell (got {self.normaliser!r})")
+        if self.normaliser != "row" and self.kernel in kernels.KERNELS:
+            raise ValueError(f"normaliser applies to a kernel given as an expression (kernel "
+                             f"{self.kernel} has its own)")
+        resolved = kernels.parse(self.kernel, normalised=self.normaliser == "row")
         if self.bias is not None:
             if self.kernel != "sigmoid":
                 raise ValueError(f"bias applies to --kernel sigmoid only (got --kernel "
@@ -151,15 +160,14 @@ def predict(variant: Variant, beta: object, y: object) -> Prediction | None:
     if law.name != "gaussian":
         why.append("the weights enter the limit only through the scores' Gaussian limit")
     if mask.name != "none":
-        m1, m2 = _agreed(masks.limit_moments(mask, t1, t2, y),
-                         masks.limit_moments_continuum(mask, t1, t2, y), variant)
-        surrogate = masks.limit_moments(mask, t1, 0, y)[1]
+        routes = _mask_routes(mask.name)
+        m1, m2 = _agreed(*(_at(r, t1, t2, y) for r in routes), variant)
+        surrogate = _at(routes[0], t1, 0, y)[1]
         why.append(mask.why)
         route += "; masks: exact sums = continuum profile"
     else:
         value = 1 if variant.value is None else sp.nsimplify(variant.value)
-        m1, m2 = _agreed(input_models.moments(model, value, t1, t2, y, b),
-                         input_models.moments_second_route(model, value, t1, t2, y, b),
+        m1, m2 = _agreed(*(_at(r, t1, t2, y, value, b) for r in _input_routes(model.name)),
                          variant)
         surrogate = 2 * sp.sympify(t1) ** 2
         if model.name != "orthonormal":
@@ -171,6 +179,35 @@ def predict(variant: Variant, beta: object, y: object) -> Prediction | None:
     status = max(statuses, key=ORDER.index)
     return Prediction(t1, t2, float(m1), float(m2), float(surrogate), route, status,
                       "; ".join(why))
+
+
+_T1, _T2, _Y, _V = sp.symbols("theta1 theta2 y v", positive=True)
+
+
+@cache
+def _mask_routes(name: str) -> tuple[tuple[sp.Expr, sp.Expr], ...]:
+    """Both routes to a mask's (m₁, m₂), once, in θ₁, θ₂, y."""
+    return (masks.limit_moments(name, _T1, _T2, _Y),
+            masks.limit_moments_continuum(name, _T1, _T2, _Y))
+
+
+@cache
+def _input_routes(name: str) -> tuple[tuple[sp.Expr, sp.Expr], ...]:
+    """Both routes to an input model's (m₁, m₂), once, in θ₁, θ₂, y, its parameter and β."""
+    return (input_models.moments(name, _V, _T1, _T2, _Y, beta_symbol),
+            input_models.moments_second_route(name, _V, _T1, _T2, _Y, beta_symbol))
+
+
+def cache_clear() -> None:
+    """Forget every prediction derived once and kept (the routes of the masks and input models,
+    the kernels' θ's): for tests that inject wrong mathematics."""
+    for cached in (_mask_routes, _input_routes, kernels.thetas, kernels.thetas_numeric):
+        cached.cache_clear()
+
+
+def _at(moments: tuple[sp.Expr, sp.Expr], t1, t2, y, value=1, b=1) -> tuple[float, float]:
+    values = {_T1: t1, _T2: t2, _Y: y, _V: value, beta_symbol: b}
+    return tuple(float(sp.sympify(m).subs(values)) for m in moments)
 
 
 AGREE_RTOL = 1e-12

@@ -35,6 +35,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    "in x, row-normalised (default %(default)s)")
     p.add_argument("--bias", default=None, help="the sigmoid's fixed bias b: sigmoid(beta S + "
                    "b)/ell (--kernel sigmoid; default 0)")
+    p.add_argument("--normaliser", default="row", help="an expression kernel's normaliser: "
+                   "row (its row sums, as softmax) or ell (a fixed 1/ell, as ReLU) (default "
+                   "%(default)s)")
     p.add_argument("--weights", default="gaussian", help=f"{'|'.join(weight_laws.LAWS)}, each "
                    "of unit variance (default %(default)s)")
     p.add_argument("--inputs", default="orthonormal", help=f"{'|'.join(input_models.MODELS)} "
@@ -76,7 +79,8 @@ def _variant(args: argparse.Namespace) -> Variant:
             raise ValueError(f"{name} applies to --inputs {' and '.join(users)} only (got "
                              f"--{name} {value} with --inputs {args.inputs})")
     value = values.get(wanted or "gamma")
-    return Variant(args.kernel, args.weights, args.inputs, value, args.mask, args.bias)
+    return Variant(args.kernel, args.weights, args.inputs, value, args.mask, args.bias,
+                   args.normaliser)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -12,7 +12,17 @@ from attnge.cli import main
 from attnge.params import Params
 from attnge.steps import variants_causal, variants_inputs, variants_kernel, variants_weights
 from attnge.theory import input_models, kernels, masks, weight_laws
+from attnge.theory import variants as theory_variants
 from attnge.theory.variants import Variant
+
+
+@pytest.fixture
+def fresh():
+    """Predictions derived anew before and after a test that injects wrong mathematics."""
+    theory_variants.cache_clear()
+    yield
+    theory_variants.cache_clear()
+
 
 SMALL = ["--sizes", "100,200,400", "--draws", "6", "--beta", "0.5"]
 PARAMS = Params(beta=0.5, y=1, sizes=(100, 200, 400), draws=6)
@@ -50,6 +60,8 @@ def test_a_rerun_resumes_from_the_store(tmp_path, capsys):
     (["--kernel", "relu", "--bias", "1"], "bias applies to --kernel sigmoid only"),
     (["--kernel", "x +"], "kernel must be"),
     (["--weights", "laplace"], "weights must be one of"),
+    (["--kernel", "relu", "--normaliser", "ell"], "normaliser applies to a kernel given as"),
+    (["--kernel", "x**2", "--normaliser", "sum"], "normaliser must be row or ell"),
     (["--mask", "banded"], "mask must be one of"),
     (["--sizes", "100,50,400"], "sizes must hold"),
     (["--draws", "1"], "draws must be"),
@@ -79,7 +91,7 @@ def test_the_variant_steps_do_not_fail_on_the_theory(step):
     assert False not in _verdicts(step)
 
 
-def test_kernel_law_fails_when_theta2_is_dropped(monkeypatch):
+def test_kernel_law_fails_when_theta2_is_dropped(fresh, monkeypatch):
     """The surrogate's mistake, at the one place both routes to θ's start from (the centred
     kernel): every θ₂ is 0, the routes agree, and only the samples can tell."""
     exact, numeric = kernels.thetas, kernels.thetas_numeric
@@ -90,7 +102,7 @@ def test_kernel_law_fails_when_theta2_is_dropped(monkeypatch):
     assert False in _verdicts(variants_kernel)
 
 
-def test_inputs_law_fails_when_the_inputs_are_taken_for_orthonormal(monkeypatch):
+def test_inputs_law_fails_when_the_inputs_are_taken_for_orthonormal(fresh, monkeypatch):
     for name in ("moments", "moments_second_route"):
         original = getattr(input_models, name)
         monkeypatch.setattr(input_models, name, lambda model, value, t1, t2, y, b=None,
@@ -99,7 +111,7 @@ def test_inputs_law_fails_when_the_inputs_are_taken_for_orthonormal(monkeypatch)
     assert verdicts.count(False) >= 2          # gaussian and repeated; shared-mean too
 
 
-def test_causal_law_fails_when_the_mask_is_ignored(monkeypatch):
+def test_causal_law_fails_when_the_mask_is_ignored(fresh, monkeypatch):
     for name in ("limit_moments", "limit_moments_continuum"):
         original = getattr(masks, name)
         monkeypatch.setattr(masks, name, lambda mask, t1, t2, y, original=original:
@@ -120,6 +132,13 @@ def test_weights_normalizer_passes_and_fails_when_the_law_is_taken_for_gaussian(
     tables = variants_weights.STEP.check(params)
     failed = {row[0] for t in tables for row, v in zip(t.rows, t.verdicts) if v is False}
     assert "softmax, rademacher weights" in failed and len(failed) >= 2   # κ₄ = −2, −6/5, −0.63
+
+
+def test_an_expression_with_a_fixed_normaliser_is_a_conjecture_judged_like_relu(capsys):
+    assert main(["--quiet", "variants", "--kernel", "Max(0, x)", "--normaliser", "ell",
+                 *SMALL]) == 0
+    out = capsys.readouterr().out
+    assert "predicted (conjecture)" in out and "m1 = 0.0852113" in out     # ReLU's θ₁ at β = ½
 
 
 def test_a_variant_without_prediction_is_never_verified():
