@@ -39,7 +39,7 @@ from attnge.numerics import spectra, stats
 from attnge.numerics.measure import require_memory
 from attnge.numerics.sampling import draw_rng
 from attnge.numerics.variants import sample_variant
-from attnge.output.files import locked
+from attnge.output.files import locked, write_atomic
 from attnge.step import INCONCLUSIVE, Table, fmt, pm
 from attnge.theory import inputs
 from attnge.theory.inputs import integer
@@ -290,11 +290,10 @@ class Judgement:
             "verdict": self.verdict, "reason": self.reason}
 
 
-def judge(run: Run, done: dict, prediction: Prediction | None = None,
-          predicted_normalizer: Callable | None = None) -> Judgement:
-    """The verdict of one run from its stored draws (module docstring). ``prediction``
-    defaults to the theory's (``theory.variants.predict``); the tests pass a wrong one."""
-    prediction = predict(run.variant, run.beta, run.y) if prediction is None else prediction
+def judge(run: Run, done: dict) -> Judgement:
+    """The verdict of one run from its stored draws against the theory's prediction
+    (``theory.variants.predict``; module docstring)."""
+    prediction = predict(run.variant, run.beta, run.y)
     series = {name: _per_size(run, done, name) for name in RESULTS}
     measured = {}
     for who, prefix in (("attention", "a"), ("model", "g")):
@@ -323,20 +322,19 @@ def judge(run: Run, done: dict, prediction: Prediction | None = None,
     if prediction is not None and first is not None:
         surrogate = _value_check(_limit(series["a_b2"][first:]), prediction.surrogate_m2)
         surrogate["rejected"] = not surrogate.pop("agrees")
-    normalizer = _normalizer(run, series, predicted_normalizer)
+    normalizer = _normalizer(run, series)
     verdict, reason = _verdict(run, prediction, values, distance, normalizer)
     return Judgement(run, prediction, measured, distance, normalizer, values, verdict, reason,
                      surrogate)
 
 
-def _normalizer(run: Run, series: dict, predicted: Callable | None) -> dict | None:
+def _normalizer(run: Run, series: dict) -> dict | None:
     """Per size, the mean and the sample variance over rows of D_ii against their exact
     means (``theory.variants.normalizer_prediction``): E D_ii and Var D_ii − Cov."""
     rows = []
     for mean_row, var_row in zip(series["d_mean"], series["d_var"]):
         ell = mean_row["ell"]
-        exact = (predicted or normalizer_prediction)(run.variant, run.beta, ell,
-                                                     inputs.d_qk(ell, run.y))
+        exact = normalizer_prediction(run.variant, run.beta, ell, inputs.d_qk(ell, run.y))
         if exact is None:
             return None
         target = {"mean": float(exact["E D_ii"]),
@@ -473,8 +471,19 @@ def step_tables(title: str, chosen: list[Variant], params) -> list[Table]:
     return [table] + ([normalizer] if normalizer.rows else [])
 
 
+def _finite(value):
+    """JSON has no infinities: a non-finite number (a z of a zero error) becomes null."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_finite(v) for v in value]
+    return value
+
+
 def write_json(judgements: list[Judgement], path: str | Path, provenance: dict) -> None:
-    from attnge.output.files import write_atomic
-    write_atomic(path, json.dumps({"variants": [j.as_json() for j in judgements],
-                                   "provenance": provenance}, indent=2,
-                                  ensure_ascii=False) + "\n")
+    """Every judgement's numbers (``Judgement.as_json``) and the provenance, atomically."""
+    write_atomic(path, json.dumps(_finite({"variants": [j.as_json() for j in judgements],
+                                           "provenance": provenance}), indent=2,
+                                  ensure_ascii=False, allow_nan=False) + "\n")
