@@ -438,6 +438,21 @@ def text(judgement: Judgement, verbose: bool = False) -> str:
     return "\n".join(lines) + "\n"
 
 
+def ledger_step(title: str, chosen: tuple[Variant, ...]
+                ) -> tuple[Callable[[object], list[Table]], Callable[[object], None]]:
+    """(check, validate) of a variant step of the ledger: :func:`step_tables` of ``chosen``
+    at the run's parameters, and the same runs built without sampling (bad parameters
+    refused up front)."""
+    def check(params) -> list[Table]:
+        return step_tables(title, list(chosen), params)
+
+    def validate(params) -> None:
+        for v in chosen:
+            Run(v, params.beta, params.y, params.sizes, params.draws, params.seed)
+
+    return check, validate
+
+
 def step_tables(title: str, chosen: list[Variant], params) -> list[Table]:
     """A ledger step's tables: each variant at the run's β, y, sizes, draws and seed, judged
     by :func:`judge` against the theory's prediction; PASS where

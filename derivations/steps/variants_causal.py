@@ -11,7 +11,7 @@ import sympy as sp
 
 from attnge import variants as va
 from attnge.params import Params
-from attnge.step import Step, Table
+from attnge.step import Step
 from attnge.theory import masks
 from attnge.theory.symbols import THETA1, THETA2, y
 from attnge.theory.variants import Variant, predict
@@ -37,14 +37,9 @@ def derive(params: Params) -> dict[str, sp.Expr | str]:
     return out
 
 
-def check(params: Params) -> list[Table]:
-    return va.step_tables("Causal mask: the bulk's moments and the distance to the causal "
-                          "Gaussian model", list(CHOSEN), params)
-
-
-def validate(params: Params) -> None:
-    for v in CHOSEN:
-        va.Run(v, params.beta, params.y, params.sizes, params.draws, params.seed)
+check, validate = va.ledger_step(
+    "Causal mask: the bulk's moments and the distance to the causal "
+    "Gaussian model", CHOSEN)
 
 
 STEP = Step(

@@ -10,7 +10,7 @@ import sympy as sp
 
 from attnge import variants as va
 from attnge.params import Params
-from attnge.step import Step, Table
+from attnge.step import Step
 from attnge.theory import input_models
 from attnge.theory.symbols import THETA1, THETA2, y
 from attnge.theory.variants import Variant, predict
@@ -39,14 +39,8 @@ def derive(params: Params) -> dict[str, sp.Expr | str]:
     return out
 
 
-def check(params: Params) -> list[Table]:
-    return va.step_tables("Inputs: the bulk's moments and the distance to the Gaussian model",
-                          list(CHOSEN), params)
-
-
-def validate(params: Params) -> None:
-    for v in CHOSEN:
-        va.Run(v, params.beta, params.y, params.sizes, params.draws, params.seed)
+check, validate = va.ledger_step(
+    "Inputs: the bulk's moments and the distance to the Gaussian model", CHOSEN)
 
 
 STEP = Step(

@@ -11,7 +11,7 @@ import sympy as sp
 
 from attnge import variants as va
 from attnge.params import Params
-from attnge.step import Step, Table
+from attnge.step import Step
 from attnge.theory import weight_laws
 from attnge.theory.symbols import beta, eps
 from attnge.theory.variants import Variant
@@ -45,14 +45,8 @@ def derive(params: Params) -> dict[str, sp.Expr | str]:
     return out
 
 
-def check(params: Params) -> list[Table]:
-    return va.step_tables("Weight laws: the normalizer and the bulk's moments",
-                          list(CHOSEN), params)
-
-
-def validate(params: Params) -> None:
-    for v in CHOSEN:
-        va.Run(v, params.beta, params.y, params.sizes, params.draws, params.seed)
+check, validate = va.ledger_step(
+    "Weight laws: the normalizer and the bulk's moments", CHOSEN)
 
 
 STEP = Step(
