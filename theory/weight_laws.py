@@ -256,6 +256,27 @@ def normalizer_moments(law: object, beta_value: object, ell: int, d_qk: int,
         return {"E D_ii": +mu, "Var D_ii": +var, "Cov": +cov, "route": taken}
 
 
+def _power(series_in_u: sp.Expr, scale: int, shift: sp.Expr, order: int) -> sp.Expr:
+    """exp(d_qk log X(scale²·β²ε) + shift) expanded in ε = 1/d_qk to ε^order, for a power
+    series X(u) = 1 + O(u) given to enough terms."""
+    u = sp.Symbol("u")
+    log_x = sp.series(sp.log(series_in_u), u, 0, order + 2).removeO()
+    exponent = sp.expand(log_x.subs(u, scale**2 * beta**2 * eps) / eps + shift)
+    return sp.expand(sp.series(sp.exp(exponent), eps, 0, order + 1).removeO())
+
+
+def _ab_series(law: WeightLaw, order: int) -> tuple[sp.Expr, sp.Expr]:
+    """a(t) and b(t) as power series in u = t² from the law's even moments:
+    a = Σ u^n μ_{2n}²/(2n)!,  b = Σ u^n μ_{2n} Σ_{k+l=n} μ_{2k}μ_{2l}/((2k)!(2l)!)."""
+    u = sp.Symbol("u")
+    mu = [moment(law, 2 * n) for n in range(order + 2)]
+    a = sum(u**n * mu[n] ** 2 / sp.factorial(2 * n) for n in range(order + 2))
+    b = sum(u**n * mu[n] * sum(mu[k] * mu[n - k] / (sp.factorial(2 * k)
+                                                    * sp.factorial(2 * (n - k)))
+                               for k in range(n + 1)) for n in range(order + 2))
+    return a, b
+
+
 @cache
 def mean_expansion(law: object, order: int = 1) -> sp.Expr:
     r"""E D_ii expanded in ε = 1/d_qk to ε^order, from the law's even moments alone.
@@ -268,10 +289,28 @@ def mean_expansion(law: object, order: int = 1) -> sp.Expr:
     """
     chosen = law_named(law)
     order = integer(order, "order", 0, 3)
-    u = sp.Symbol("u")          # u = t² = β² ε
-    series = sum(u**j * moment(chosen, 2 * j) ** 2 / sp.factorial(2 * j)
-                 for j in range(order + 2))
-    log_a = sp.series(sp.log(series), u, 0, order + 2).removeO()
-    exponent = sp.expand(log_a.subs(u, beta**2 * eps) / eps - beta**2 / 2)
-    out = sp.series(sp.exp(exponent), eps, 0, order + 1).removeO()
-    return sp.expand(out)
+    a, _ = _ab_series(chosen, order)
+    return _power(a, 1, -beta**2 / 2, order)
+
+
+@cache
+def variance_expansion(law: object, order: int = 1) -> sp.Expr:
+    r"""Var D_ii expanded in ε = 1/d_qk to ε^order (exact in 1/ℓ), from the law's even
+    moments alone.
+
+    Notes
+    -----
+    .. math:: \operatorname{Var} D_{ii} = e^{-\beta^2}\Big(\frac{a(2t)^{d_{qk}}}{\ell} +
+              \Big(1 - \frac1\ell\Big)b(t)^{d_{qk}}\Big) - e^{-\beta^2}a(t)^{2d_{qk}}
+
+    each power expanded as in :func:`mean_expansion`; for the Gaussian this is
+    ``theory.normalizer.expansion("Var D_ii")``.
+    """
+    chosen = law_named(law)
+    order = integer(order, "order", 0, 3)
+    a, b = _ab_series(chosen, order + 1)
+    ell = sp.Symbol("ell", positive=True)
+    two_t = _power(a, 2, -beta**2, order)
+    cross = _power(b, 1, -beta**2, order)
+    mean_sq = _power(a**2, 1, -beta**2, order)
+    return sp.expand(two_t / ell + (1 - 1 / ell) * cross - mean_sq)

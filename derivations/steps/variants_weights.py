@@ -32,8 +32,11 @@ def derive(params: Params) -> dict[str, sp.Expr | str]:
     for v in CHOSEN:
         law = weight_laws.law_named(v.weights)
         out[f"kappa4 of {v.weights}"] = law.kappa4
+        d_qk = sp.Symbol("d_qk", positive=True)
         out[f"E D_ii of {v.weights} to O(1/d_qk)"] = weight_laws.mean_expansion(law).subs(
-            eps, 1 / sp.Symbol("d_qk", positive=True))
+            eps, 1 / d_qk)
+        out[f"Var D_ii of {v.weights} to O(1/d_qk)"] = weight_laws.variance_expansion(
+            law).subs(eps, 1 / d_qk)
         exact = weight_laws.normalizer_moments(law, sp.nsimplify(params.beta), ell, d, 20)
         for name in ("E D_ii", "Var D_ii"):
             out[f"{name} of {v.weights} at ell = {ell}, d_qk = {d} ({exact['route']})"] = \

@@ -59,3 +59,21 @@ def test_samples_have_the_law_s_moments(name):
 def test_bad_names_are_refused_in_one_line():
     with pytest.raises(ValueError, match="weights must be one of"):
         wl.law_named("laplace")
+
+
+@pytest.mark.parametrize("order", [0, 1, 2])
+def test_the_gaussian_expansions_are_the_normalizer_s(order):
+    """From the law's moments alone against theory.normalizer's expansion of its closed forms
+    (another derivation, through (1 − a/d)^(−d/2)): equal as expressions."""
+    assert sp.simplify(wl.variance_expansion("gaussian", order)
+                       - nz.expansion("Var D_ii", order)) == 0
+    assert sp.simplify(wl.mean_expansion("gaussian", order) - nz.expansion("E D_ii", order)) == 0
+
+
+@pytest.mark.parametrize("name", ["uniform", "rademacher", "truncated-normal"])
+def test_the_variance_s_first_order_matches_the_exact_variance(name):
+    ell, d = 50, 20000
+    series = wl.variance_expansion(name, 1).subs({beta: 1, sp.Symbol("ell", positive=True): ell})
+    exact = wl.normalizer_moments(name, 1, ell, d, 30, "quadrature")["Var D_ii"]
+    first = float(series.coeff(eps))
+    assert float((exact - series.subs(eps, 0)) * d) == pytest.approx(first, rel=2e-3, abs=1e-9)
