@@ -385,7 +385,11 @@ def _verdict(run: Run, prediction: Prediction | None, values: dict, distance: di
     if missed:
         return BREAKS, f"a value misses {where}: " + "; ".join(missed)
     if undecided:
-        return INCONCLUSIVE_TEXT, f"{where} the values cannot be decided: {undecided[0]}"
+        state = (f"; at these sizes the distance to the Gaussian model is not shrinking (W1 "
+                 f"{last['mean']:.3g} ± {last['se']:.2g} at ell = {last['ell']}, slope "
+                 f"{slope:.2f} ± {rate['se']:.2f})" if plateau else "")
+        return INCONCLUSIVE_TEXT, (f"{where} the values cannot be decided: {undecided[0]}"
+                                   + state)
     if plateau:
         return BREAKS, (f"the distance to the Gaussian model stops shrinking {where}: "
                         f"W1 slope {slope:.2f} ± {rate['se']:.2f}, plateau "
