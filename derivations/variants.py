@@ -234,12 +234,15 @@ def _rate(rows: list[dict]) -> dict:
 
 
 def value_regime(run: Run) -> rg.Regime:
-    """The sizes whose bulk moments a fit to ℓ → ∞ may read: for an exponential kernel the
-    softmax rules of ``derivations.regimes`` (the exact mass and the tails of the scores),
-    which the variants' approach shares; every size for a bounded kernel."""
+    """The sizes whose bulk moments a fit to ℓ → ∞ may read (``derivations.regimes``): d_qk
+    wide enough for the fit's b/ℓ form (every kernel), and for an exponential kernel the
+    softmax rules too (the exact mass and the tails of the scores), which its approach
+    shares."""
+    width = rg.width(run.beta, run.y, run.sizes)
     if run.variant.resolved.g != sp.exp(x):
-        return rg.Regime((True,) * len(run.sizes))
-    return rg.both(rg.mass(run.beta, run.y, run.sizes), rg.tails(run.beta, run.y, run.sizes))
+        return width
+    return rg.both(rg.mass(run.beta, run.y, run.sizes), rg.tails(run.beta, run.y, run.sizes),
+                   width)
 
 
 def _value_check(limit: dict, predicted: float) -> dict:
@@ -330,22 +333,31 @@ def judge(run: Run, done: dict) -> Judgement:
 
 def _normalizer(run: Run, series: dict) -> dict | None:
     """Per size, the mean and the sample variance over rows of D_ii against their exact
-    means (``theory.variants.normalizer_prediction``): E D_ii and Var D_ii − Cov."""
+    means (``theory.variants.normalizer_prediction``): E D_ii and Var D_ii − Cov. A
+    statistic of degree p in X_ij = e^{βS_ij − β²/2} is judged where its standard error is
+    consistent, as in the ``normalizer`` step: d_qk above ``regimes.tail_bound(p, β)`` and
+    the scores reaching the tail that carries E X^{2p} (``regimes.tails``; the Gaussian's
+    rules, conservative for these lighter-tailed laws); elsewhere INCONCLUSIVE."""
     rows = []
     for mean_row, var_row in zip(series["d_mean"], series["d_var"]):
         ell = mean_row["ell"]
-        exact = normalizer_prediction(run.variant, run.beta, ell, inputs.d_qk(ell, run.y))
+        d_qk = inputs.d_qk(ell, run.y)
+        exact = normalizer_prediction(run.variant, run.beta, ell, d_qk)
         if exact is None:
             return None
         target = {"mean": float(exact["E D_ii"]),
                   "sample variance": float(exact["Var D_ii"] - exact["Cov"])}
-        for name, row in (("mean", mean_row), ("sample variance", var_row)):
-            z = stats.normal_equivalent((row["mean"] - target[name]) / row["se"], row["dof"])
+        for degree, (name, row) in enumerate((("mean", mean_row),
+                                              ("sample variance", var_row)), start=1):
+            z = stats.normal_equivalent((row["mean"] - target[name]) / row["se"], row["dof"]) \
+                if row["se"] > 0 else math.inf
+            judged = d_qk > rg.tail_bound(degree, run.beta) and \
+                rg.tails(run.beta, run.y, [ell], 2 * degree).inside[0]
             rows.append({"ell": ell, "quantity": name, "exact": target[name],
                          "mean": row["mean"], "se": row["se"], "z": z,
-                         "agrees": bool(abs(z) <= Z)})
+                         "agrees": bool(abs(z) <= Z) if judged else INCONCLUSIVE})
     return {"route": exact["route"], "rows": rows,
-            "agrees": all(r["agrees"] for r in rows)}
+            "agrees": all(r["agrees"] is not False for r in rows)}
 
 
 def decay_z(rate: dict) -> float:
@@ -376,7 +388,8 @@ def _verdict(run: Run, prediction: Prediction | None, values: dict, distance: di
               if "undecided" not in v and not v["agrees"]]
     undecided = [v["undecided"] for v in values.values() if "undecided" in v]
     if normalizer is not None and not normalizer["agrees"]:
-        worst = max(normalizer["rows"], key=lambda r: abs(r["z"]))
+        worst = max((r for r in normalizer["rows"] if r["agrees"] is False),
+                    key=lambda r: abs(r["z"]))
         missed.append(f"the normalizer's {worst['quantity']} at ell = {worst['ell']}: "
                       f"{worst['mean']:.6g} against {worst['exact']:.6g} (z = {worst['z']:.1f})")
     status = "no prediction" if prediction is None else prediction.status

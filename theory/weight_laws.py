@@ -269,7 +269,11 @@ def _ab_series(law: WeightLaw, order: int) -> tuple[sp.Expr, sp.Expr]:
     """a(t) and b(t) as power series in u = t² from the law's even moments:
     a = Σ u^n μ_{2n}²/(2n)!,  b = Σ u^n μ_{2n} Σ_{k+l=n} μ_{2k}μ_{2l}/((2k)!(2l)!)."""
     u = sp.Symbol("u")
-    mu = [moment(law, 2 * n) for n in range(order + 2)]
+    # a transcendental moment (the truncated normal's, erf's and e^{-2}) as a 30-digit Float:
+    # the series are exact in β and ε either way, and SymPy's series of the closed forms
+    # take minutes
+    mu = [m if m.is_Rational else sp.N(m, 30)
+          for m in (moment(law, 2 * n) for n in range(order + 2))]
     a = sum(u**n * mu[n] ** 2 / sp.factorial(2 * n) for n in range(order + 2))
     b = sum(u**n * mu[n] * sum(mu[k] * mu[n - k] / (sp.factorial(2 * k)
                                                     * sp.factorial(2 * (n - k)))
@@ -279,7 +283,8 @@ def _ab_series(law: WeightLaw, order: int) -> tuple[sp.Expr, sp.Expr]:
 
 @cache
 def mean_expansion(law: object, order: int = 1) -> sp.Expr:
-    r"""E D_ii expanded in ε = 1/d_qk to ε^order, from the law's even moments alone.
+    r"""E D_ii expanded in ε = 1/d_qk to ε^order, from the law's even moments alone (30-digit
+    Floats where they are not rational).
 
     Notes
     -----

@@ -13,7 +13,7 @@ tests run it."""
 import pytest
 
 from attnge import truth
-from attnge.ledger import STEPS
+from attnge.truth import STEPS  # the theorem's steps, which the truth grid runs
 
 CELLS = [(0.5, 16.0), (1.0, 1 / 16), (3.0, 16.0)]
 SIZES, DRAWS, HEADS = (100, 200, 400), 2, 2
