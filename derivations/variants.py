@@ -336,8 +336,8 @@ def _normalizer(run: Run, series: dict) -> dict | None:
     means (``theory.variants.normalizer_prediction``): E D_ii and Var D_ii − Cov. A
     statistic of degree p in X_ij = e^{βS_ij − β²/2} is judged where its standard error is
     consistent, as in the ``normalizer`` step: d_qk above ``regimes.tail_bound(p, β)`` and
-    the scores reaching the tail that carries E X^{2p} (``regimes.tails``; the Gaussian's
-    rules, conservative for these lighter-tailed laws); elsewhere INCONCLUSIVE."""
+    the scores reaching the tail that carries E X² (``regimes.tails``; the Gaussian's rules,
+    conservative for these lighter-tailed laws); elsewhere INCONCLUSIVE."""
     rows = []
     for mean_row, var_row in zip(series["d_mean"], series["d_var"]):
         ell = mean_row["ell"]
@@ -352,7 +352,7 @@ def _normalizer(run: Run, series: dict) -> dict | None:
             z = stats.normal_equivalent((row["mean"] - target[name]) / row["se"], row["dof"]) \
                 if row["se"] > 0 else math.inf
             judged = d_qk > rg.tail_bound(degree, run.beta) and \
-                rg.tails(run.beta, run.y, [ell], 2 * degree).inside[0]
+                rg.tails(run.beta, run.y, [ell]).inside[0]
             rows.append({"ell": ell, "quantity": name, "exact": target[name],
                          "mean": row["mean"], "se": row["se"], "z": z,
                          "agrees": bool(abs(z) <= Z) if judged else INCONCLUSIVE})
