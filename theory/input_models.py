@@ -53,6 +53,7 @@ Examples
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 import sympy as sp
 
@@ -108,6 +109,7 @@ def shared_mean_thetas(beta: object, alpha: object) -> tuple[sp.Expr, sp.Expr, s
     return t1, t2, beta**2 * alpha * (1 - alpha)
 
 
+@lru_cache(maxsize=256)
 def moments(model: object, value: object, theta1: object, theta2: object, y: object,
             beta: object = beta_symbol) -> tuple[sp.Expr, sp.Expr]:
     r"""(m₁, m₂) of the bulk's limit (module docstring), by free probability.
@@ -143,6 +145,7 @@ def moments(model: object, value: object, theta1: object, theta2: object, y: obj
     return theta1, sp.expand(2 * r * theta1**2 + y * theta2**2)
 
 
+@lru_cache(maxsize=256)
 def moments_second_route(model: object, value: object, theta1: object, theta2: object,
                          y: object, beta: object = beta_symbol) -> tuple[sp.Expr, sp.Expr]:
     r"""(m₁, m₂) of the bulk's limit by a route that does not use freeness.

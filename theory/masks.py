@@ -34,6 +34,7 @@ Examples
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 import sympy as sp
@@ -104,6 +105,7 @@ def mean_moments(mask: object, ell: object, theta1: object, theta2: object,
     return sp.sympify(theta1), second_moment_trace(*sums, theta1, theta2, d_qk) / ell
 
 
+@lru_cache(maxsize=256)
 def limit_moments(mask: object, theta1: object, theta2: object, y: object
                   ) -> tuple[sp.Expr, sp.Expr]:
     """(m₁, m₂) of the limit from the exact sums, with d_qk = ℓ/y and ℓ → ∞."""
@@ -111,6 +113,7 @@ def limit_moments(mask: object, theta1: object, theta2: object, y: object
     return m1, sp.limit(sp.expand(m2), _n, sp.oo)
 
 
+@lru_cache(maxsize=256)
 def limit_moments_continuum(mask: object, theta1: object, theta2: object, y: object
                             ) -> tuple[sp.Expr, sp.Expr]:
     r"""(m₁, m₂) of the limit from the continuum profile σ(s, t) (the second route).

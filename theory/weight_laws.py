@@ -150,8 +150,19 @@ def law_named(name: object) -> WeightLaw:
 
 @cache
 def moment(law: WeightLaw, order: int) -> sp.Expr:
-    """E w^order, exactly."""
-    return law.expect(w ** integer(order, "order", 0))
+    r"""E w^order, exactly. For the truncated normal by parts: with
+    :math:`I_k = \int_{-c}^{c} z^k e^{-z^2/2}dz`, :math:`I_k = (k-1)I_{k-2} - 2c^{k-1}e^{-c^2/2}`
+    (SymPy's integral of z⁶e^{−z²/2} and its simplification take 12 s)."""
+    order = integer(order, "order", 0)
+    if law.density is None or law.edge == sp.oo or not law.density.has(sp.exp):
+        return law.expect(w ** order)
+    if order % 2:
+        return sp.Integer(0)
+    c = law.edge
+    integrals = [sp.sqrt(2 * sp.pi) * sp.erf(c / sp.sqrt(2))]
+    for k in range(2, order + 1, 2):
+        integrals.append((k - 1) * integrals[-1] - 2 * c ** (k - 1) * sp.exp(-c**2 / 2))
+    return sp.simplify(integrals[-1] / integrals[0] / law.scale**order)
 
 
 @cache
