@@ -35,6 +35,12 @@ def _terminate(signum, frame) -> None:
 
 
 class _Parser(argparse.ArgumentParser):
+    """One-line errors, and no abbreviated options: a prefix would be taken silently for
+    another option (``--d 512`` as ``--draws 512``)."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, allow_abbrev=False, **kwargs)
+
     def error(self, message: str) -> None:  # one line instead of usage + message
         raise UsageError(message)
 

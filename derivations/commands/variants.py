@@ -23,6 +23,7 @@ from attnge.output.progress import Progress
 from attnge.params import parse_sizes
 from attnge.provenance import provenance
 from attnge.theory import input_models, masks, weight_laws
+from attnge.theory.inputs import integer
 from attnge.theory.kernels import KERNELS
 from attnge.theory.variants import Variant
 
@@ -44,6 +45,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    "(default %(default)s)")
     p.add_argument("--gamma", default=None, help="ell/d of the inputs: gaussian (needed), or "
                    "orthonormal Haar rows of width ell/gamma (default: Q, K sampled directly)")
+    p.add_argument("--d", default=None, help="the inputs' width d at the largest ell, the "
+                   "smaller sizes keeping ell/d (gaussian or orthonormal inputs): the same as "
+                   "--gamma ell_max/d, since the limit holds ell/d fixed")
     p.add_argument("--alpha", default=None, help="shared-mean inputs: the share of each "
                    "token's squared norm along the common direction, in (0, 1)")
     p.add_argument("--repeats", default=None, help="repeated inputs: each of ell/r distinct "
@@ -69,8 +73,22 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     cluster_options(p)
 
 
+def _gamma(args: argparse.Namespace) -> object:
+    """--gamma, or --d's width at the largest size as γ = ℓ_max/d."""
+    if args.d is None:
+        return args.gamma
+    if args.gamma is not None:
+        raise ValueError("d and gamma are two ways to give ell/d: give one")
+    width = integer(args.d, "d", 1)
+    largest = max(va.Run.sizes if args.sizes is None else parse_sizes(args.sizes))
+    if width < largest:
+        raise ValueError(f"d must be at least the largest size {largest} (ell/d in (0, 1]; "
+                         f"got --d {args.d})")
+    return largest / width
+
+
 def _variant(args: argparse.Namespace) -> Variant:
-    values = {"gamma": args.gamma, "alpha": args.alpha, "repeats": args.repeats}
+    values = {"gamma": _gamma(args), "alpha": args.alpha, "repeats": args.repeats}
     wanted = input_models.model_named(args.inputs).parameter
     for name, value in values.items():
         if value is not None and name != wanted and not (name == "gamma" and
@@ -113,7 +131,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run_map(args: argparse.Namespace) -> int:
-    fixed = [name for name in ("bias", "gamma", "alpha", "repeats", "json", "out")
+    fixed = [name for name in ("bias", "gamma", "d", "alpha", "repeats", "json", "out")
              if getattr(args, name) is not None]
     if fixed:
         raise ValueError(f"{fixed[0]} does not apply with --map (the grid fixes every variant; "

@@ -68,11 +68,27 @@ def test_a_rerun_resumes_from_the_store(tmp_path, capsys):
     (["--report", "x"], "report applies with --map only"),
     (["--map"], "report is needed with --map"),
     (["--map", "--alpha", "0.3", "--report", "x"], "alpha does not apply with --map"),
+    (["--inputs", "gaussian", "--d", "512"], "d must be at least the largest size 1600"),
+    (["--inputs", "gaussian", "--d", "3200", "--gamma", "0.5"], "d and gamma are two ways"),
+    (["--dra", "3"], "unrecognized arguments: --dra"),
 ])
 def test_bad_options_get_one_line(argv, message, capsys):
     assert main(["variants", *argv]) == 2
     err = capsys.readouterr().err
     assert message in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("argv, gamma", [
+    (["--d", "3200"], 0.5),
+    (["--d", "400", "--sizes", "100,200,400"], 1.0),
+    (["--gamma", "0.25"], 0.25),
+])
+def test_d_is_the_width_at_the_largest_size(argv, gamma):
+    from attnge.cli import _parser
+    from attnge.commands import COMMANDS, variants
+
+    args = _parser(COMMANDS).parse_args(["variants", "--inputs", "gaussian", *argv])
+    assert variants._variant(args) == Variant(inputs="gaussian", value=gamma)
 
 
 def test_variant_steps_are_not_in_the_default_run():
