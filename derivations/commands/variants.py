@@ -94,8 +94,9 @@ def _variant(args: argparse.Namespace) -> Variant:
         if value is not None and name != wanted and not (name == "gamma" and
                                                          args.inputs == "orthonormal"):
             users = [m.name for m in input_models.MODELS.values() if m.parameter == name]
-            raise ValueError(f"{name} applies to --inputs {' and '.join(users)} only (got "
-                             f"--{name} {value} with --inputs {args.inputs})")
+            given = "d" if name == "gamma" and args.d is not None else name
+            raise ValueError(f"{given} applies to --inputs {' and '.join(users)} only (got "
+                             f"--{given} {getattr(args, given)} with --inputs {args.inputs})")
     value = values.get(wanted or "gamma")
     return Variant(args.kernel, args.weights, args.inputs, value, args.mask, args.bias,
                    args.normaliser)

@@ -8,7 +8,9 @@ import sympy as sp
 
 from attnge import ledger
 from attnge import variants as va
-from attnge.cli import main
+from attnge.cli import _parser, main
+from attnge.commands import COMMANDS
+from attnge.commands import variants as variants_command
 from attnge.params import Params
 from attnge.steps import variants_causal, variants_inputs, variants_kernel, variants_weights
 from attnge.theory import input_models, kernels, masks, weight_laws
@@ -70,6 +72,8 @@ def test_a_rerun_resumes_from_the_store(tmp_path, capsys):
     (["--map", "--alpha", "0.3", "--report", "x"], "alpha does not apply with --map"),
     (["--inputs", "gaussian", "--d", "512"], "d must be at least the largest size 1600"),
     (["--inputs", "gaussian", "--d", "3200", "--gamma", "0.5"], "d and gamma are two ways"),
+    (["--inputs", "repeated", "--repeats", "2", "--d", "3200"],
+     "d applies to --inputs gaussian only (got --d 3200 with --inputs repeated)"),
     (["--dra", "3"], "unrecognized arguments: --dra"),
 ])
 def test_bad_options_get_one_line(argv, message, capsys):
@@ -84,11 +88,8 @@ def test_bad_options_get_one_line(argv, message, capsys):
     (["--gamma", "0.25"], 0.25),
 ])
 def test_d_is_the_width_at_the_largest_size(argv, gamma):
-    from attnge.cli import _parser
-    from attnge.commands import COMMANDS, variants
-
     args = _parser(COMMANDS).parse_args(["variants", "--inputs", "gaussian", *argv])
-    assert variants._variant(args) == Variant(inputs="gaussian", value=gamma)
+    assert variants_command._variant(args) == Variant(inputs="gaussian", value=gamma)
 
 
 def test_variant_steps_are_not_in_the_default_run():
