@@ -1,20 +1,18 @@
-"""Root pytest configuration: mpmath's globals are restored, and the last BLAS-thread
-decision of ``attnge.parallel`` and the truth grid's shared seed-only results (in the run
-context) forgotten, after every test. The run context keeps the sweeps themselves across
-tests: a test that must not see another's draws runs in ``context.running(Context())``."""
+"""Root pytest configuration: mpmath's globals are restored, and the truth grid's shared
+seed-only results (in the run context) forgotten, after every test. The run context keeps
+the sweeps themselves across tests: a test that must not see another's draws runs in
+``context.running(Context())``."""
 
 import mpmath
 import pytest
 
-from attnge import context, parallel, truth
+from attnge import context, truth
 
 
 @pytest.fixture(autouse=True)
 def _restore_globals():
     dps, pretty = mpmath.mp.dps, mpmath.mp.pretty
-    parallel.reset()
     context.current().forget(truth.SEED_KIND)
     yield
     mpmath.mp.dps, mpmath.mp.pretty = dps, pretty
-    parallel.reset()
     context.current().forget(truth.SEED_KIND)

@@ -107,7 +107,7 @@ def _attention(beta: float, sizes: tuple[int, ...], counts: tuple[int, ...], see
     tasks = [(n, d, beta, seed, k, heads, shared_key, stream)
              for n, c, d in zip(sizes, counts, d_k) for k in range(c)]
     return current().sweep(("heads", beta, sizes, counts, seed, d_k, heads, shared_key),
-                           lambda: ledger_draws._by_size(measure_heads_draw, tasks))
+                           lambda: ledger_draws._by_size(measure_heads_draw, tasks, HEADS_MATRICES))
 
 
 def law_sweep(params: Params) -> dict[int, list]:

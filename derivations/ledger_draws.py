@@ -28,10 +28,17 @@ def validate(params: Params, matrices: int = MATRICES_PER_DRAW) -> None:
         require_memory(ell, matrices, params.d_qk(ell), copies=parallel.concurrent_draws())
 
 
-def _by_size(fn, tasks: list[tuple]) -> dict[int, list]:
-    """ℓ → [fn(ℓ, d_qk, β, seed, k) for its draws k], each draw a task (``parallel``)."""
+def draw_bytes(ell: int, d_qk: int, matrices: int) -> int:
+    """The bytes of one draw at its peak: ``matrices`` ℓ×ℓ float64 arrays and Q, K."""
+    return 8 * (matrices * ell * ell + 2 * ell * d_qk)
+
+
+def _by_size(fn, tasks: list[tuple], matrices: int = MATRICES_PER_DRAW) -> dict[int, list]:
+    """ℓ → [fn(ℓ, d_qk, β, seed, k) for its draws k], each draw a task (``parallel``; as
+    many at once as memory holds for ``matrices`` ℓ×ℓ arrays a draw)."""
     out = {ell: [] for ell, *_ in tasks}
-    results = dict(parallel.measured(fn, tasks))
+    memory = max((draw_bytes(ell, d, matrices) for ell, d, *_ in tasks), default=0)
+    results = dict(parallel.measured(fn, tasks, memory))
     for i, (ell, *_) in enumerate(tasks):
         out[ell].append(results.pop(i))
     return out

@@ -1,27 +1,31 @@
-"""Where the draws of a sweep are measured: in this process, or as tasks on Dask.
+"""Where the draws of a sweep are measured: in worker processes of this machine, in this
+process, or as tasks on Dask.
 
 A draw is a function of its arguments alone: its generator comes from (seed, stream, ℓ,
 draw) (``numerics.sampling.draw_rng``), never from which other draws run, where, or in
-what order. So the numbers of a sweep do not depend on how its draws are spread. With
-BLAS on one thread everywhere (the workers started here run so) they are the same bit for
-bit; a multi-threaded BLAS (this process, by default) moves the last bits only, about
-1e-14 relative, because its threads split the sums of a matrix product differently.
+what order; and every draw runs with BLAS on one thread, wherever it runs (a worker process
+started here, this process, a Dask worker started by :func:`cluster`), so that the
+summation order of its matrix products, and with it every bit of its numbers, does not
+depend on the machine's load, on ``OPENBLAS_NUM_THREADS`` or on where it ran. Speed comes
+from running draws side by side in processes, one per free core, not from BLAS threads:
+OpenBLAS threads spin while they wait, and a process that runs as many of them as there are
+cores beside another busy process is slowed several times (a chain draw at ℓ = 500 beside
+two others took 6.7 s with two threads, 1.1 s with one).
 
-Outside :func:`cluster` everything runs in this process and Dask is not imported: it is
-the optional extra ``attnge[dask]``. There each draw runs with as many BLAS threads as
-there are cores that other processes leave free (:func:`blas_threads`): OpenBLAS threads
-spin while they wait, and a process that runs as many of them as there are cores beside
-another busy process is slowed several times (a chain draw at ℓ = 500 beside two others took
-6.7 s with two threads, 1.1 s with one). A user who sets ``OPENBLAS_NUM_THREADS``,
-``OMP_NUM_THREADS`` or ``MKL_NUM_THREADS`` keeps that setting.
+Outside :func:`cluster` the draws of a sweep run in worker processes forked for it, as many
+as there are cores that other processes leave free (:func:`free_cores`), at most one per
+draw and as many as the memory holds; with one free core, or where ``fork`` is not
+available, in this process. Dask is imported only inside :func:`cluster` (the optional
+extra ``attnge[dask]``).
 """
 
 from __future__ import annotations
 
-import math
+import multiprocessing
 import os
-import time
+import signal
 from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from contextlib import contextmanager
 
 from attnge.context import current
@@ -30,7 +34,8 @@ from attnge.theory.inputs import integer
 EXTRA = "pip install 'attnge[dask]'"
 ONE_THREAD = {name: "1" for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS",
                                      "MKL_NUM_THREADS")}
-"""The environment of every local worker: BLAS on one thread (one task per core)."""
+"""The environment of every Dask worker started here: BLAS on one thread (one task per core)."""
+
 
 def validate(workers: int | None, scheduler: str | None) -> tuple[int | None, str | None]:
     """The checked ``workers`` (1 to the cores of this machine) and ``scheduler`` (an
@@ -46,8 +51,10 @@ def validate(workers: int | None, scheduler: str | None) -> tuple[int | None, st
 
 
 def concurrent_draws() -> int:
-    """How many draws run at once on this machine: the local workers (1 in process or
-    when the workers are another cluster's), as the run context records them."""
+    """How many draws a memory check must hold at once: the workers of a local Dask cluster
+    (1 in process or when the workers are another cluster's). The worker processes of a
+    sweep outside a cluster are as many as the memory holds (:func:`measured`'s ``memory``),
+    so a size is refused only where one draw does not fit."""
     return current().local_workers
 
 
@@ -58,10 +65,9 @@ def cluster(workers: int | None = None, scheduler: str | None = None,
 
     ``workers``: a local cluster of that many single-threaded worker processes;
     ``scheduler``: an existing cluster at that address (how a sweep runs on many
-    machines; start its workers with ``--nthreads 1`` and ``OPENBLAS_NUM_THREADS=1`` for
-    numbers identical to a local run); neither: everything in this process. ``check``
-    (e.g. the memory guard) runs before any local worker starts, with
-    :func:`concurrent_draws` already counting them, where there is more than one. The
+    machines; start its workers with ``--nthreads 1``); neither: the worker processes of
+    :func:`measured`. ``check`` (e.g. the memory guard) runs before any local worker starts,
+    with :func:`concurrent_draws` already counting them, where there is more than one. The
     client lives in the run context (``attnge.context.current()``) for the block.
     """
     workers, scheduler = validate(workers, scheduler)
@@ -129,59 +135,120 @@ def other_runnable() -> int | None:
     return count
 
 
-def blas_threads() -> int | None:
-    """BLAS threads for the next draw in this process: the cores other processes leave free
-    (at least 1); None (leave BLAS as it is) when the user set its threads or /proc is not
-    there."""
-    if any(os.environ.get(name) for name in ONE_THREAD):
-        return None
+def free_cores() -> int:
+    """The cores other processes leave free now, at least 1 (all of them where ``/proc``
+    cannot tell). It sets how many draws run side by side, never what they give."""
     others = other_runnable()
-    return None if others is None else max(1, cores() - others)
+    return cores() if others is None else max(1, cores() - others)
 
 
-RECHECK_S = 1.0
-"""A decision of :func:`blas_threads` serves the draws of the next second (small draws come
-by the thousand; a look at /proc takes about 1.5 ms)."""
-_decided: list = [-math.inf, None]      # [time.monotonic() of the decision, threads]
 _controller: list = []                  # threadpoolctl's controller, made once (it scans libs)
 
 
-def reset() -> None:
-    """Forget the last BLAS decision (tests; the next draw looks again)."""
-    _decided[:] = [-math.inf, None]
+def _blas():
+    """threadpoolctl's view of the BLAS libraries, NumPy's and SciPy's (SciPy bundles its own
+    OpenBLAS, loaded here first so that the controller, made once, holds both)."""
+    if not _controller:
+        import scipy.linalg  # noqa: F401
+        from threadpoolctl import ThreadpoolController
+        _controller.append(ThreadpoolController())
+    return _controller[0]
 
 
 @contextmanager
-def blas_limited() -> Iterator[int | None]:
-    """Run the block with :func:`blas_threads` BLAS threads (threadpoolctl); yields them."""
-    now = time.monotonic()
-    if now - _decided[0] > RECHECK_S:
-        _decided[:] = [now, blas_threads()]
-    threads = _decided[1]
-    if threads is None:
-        yield None
-        return
-    if not _controller:
-        from threadpoolctl import ThreadpoolController
-        _controller.append(ThreadpoolController())
-    with _controller[0].limit(limits=threads, user_api="blas"):
-        yield threads
+def one_thread() -> Iterator[None]:
+    """Run the block with BLAS on one thread (threadpoolctl), whatever the environment says:
+    the numbers of a draw then do not depend on the machine's load or settings."""
+    with _blas().limit(limits=1, user_api="blas"):
+        yield
 
 
-def measured(fn: Callable, tasks: Sequence[tuple]) -> Iterator[tuple[int, object]]:
-    """(i, fn(*tasks[i])) for every task: in order in this process, as they finish on Dask
-    (one task a draw; ``fn`` and its results travel by pickle). In this process each draw
-    runs under :func:`blas_limited`."""
+_IN_WORKER: list = []        # [fn] in a worker process of :func:`measured`
+
+
+def _start_worker(fn: Callable) -> None:
+    """A worker process: Ctrl-C is its parent's to handle (the parent ends it), SIGTERM ends
+    it as usual (not the handler it inherited), BLAS on one thread for good."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    _blas().limit(limits=1, user_api="blas")
+    _IN_WORKER[:] = [fn]
+
+
+def _call(args: tuple) -> object:
+    return _IN_WORKER[0](*args)
+
+
+def _stop(pool: ProcessPoolExecutor) -> None:
+    """End a pool at once, its running draws included (on an interrupt, an error, or a
+    consumer that stops reading). ``ProcessPoolExecutor`` has no public way to end running
+    tasks before Python 3.14 (``terminate_workers``), hence its process table."""
+    table = dict(getattr(pool, "_processes", None) or {})
+    for process in table.values():
+        if process.is_alive():
+            process.terminate()
+    pool.shutdown(wait=False, cancel_futures=True)
+    for process in table.values():
+        process.join(5)
+
+
+def processes(tasks: int, memory: int = 0) -> int:
+    """How many worker processes a sweep of ``tasks`` draws of ``memory`` bytes each gets:
+    the free cores, at most one per draw and as many as the available memory holds; 1 (this
+    process) inside a worker or where ``fork`` is not available."""
+    if _IN_WORKER or "fork" not in multiprocessing.get_all_start_methods():
+        return 1
+    n = min(tasks, free_cores())
+    if memory > 0 and n > 1:
+        from attnge.numerics.measure import available_bytes
+        n = min(n, max(1, available_bytes() // memory))
+    return max(1, n)
+
+
+def measured(fn: Callable, tasks: Sequence[tuple], memory: int = 0
+             ) -> Iterator[tuple[int, object]]:
+    """(i, fn(*tasks[i])) for every task, as they finish: on the Dask client of
+    :func:`cluster` (``fn`` and its results travel by pickle), else in :func:`processes`
+    worker processes forked for the sweep (``fn`` is inherited, its arguments and results
+    travel by pickle), else in order in this process. Every draw runs with BLAS on one
+    thread. ``memory``: the bytes one draw needs at its peak (0: not known), so that the
+    processes that run at once fit in memory.
+    """
     client = current().client
-    if client is None:
+    if client is not None:
+        yield from _on_dask(client, fn, tasks)
+        return
+    n = processes(len(tasks), memory)
+    if n <= 1:
         for i, args in enumerate(tasks):
-            with blas_limited():
+            with one_thread():
                 result = fn(*args)
             yield i, result
         return
+    pool = ProcessPoolExecutor(n, mp_context=multiprocessing.get_context("fork"),
+                               initializer=_start_worker, initargs=(fn,))
+    try:
+        pending = {pool.submit(_call, tuple(args)): i for i, args in enumerate(tasks)}
+        while pending:
+            done, _ = wait(pending, return_when=FIRST_COMPLETED)
+            for future in sorted(done, key=pending.get):
+                yield pending.pop(future), future.result()
+    except BaseException:
+        _stop(pool)
+        raise
+    pool.shutdown(wait=True)
+
+
+def _one_threaded(fn: Callable, *args) -> object:
+    """``fn(*args)`` with BLAS on one thread (a Dask worker, whatever its environment)."""
+    with one_thread():
+        return fn(*args)
+
+
+def _on_dask(client, fn: Callable, tasks: Sequence[tuple]) -> Iterator[tuple[int, object]]:
     import distributed
 
-    futures = [client.submit(fn, *args, pure=False) for args in tasks]
+    futures = [client.submit(_one_threaded, fn, *args, pure=False) for args in tasks]
     index = {future.key: i for i, future in enumerate(futures)}
     for future in distributed.as_completed(futures):
         yield index[future.key], future.result()

@@ -6,12 +6,10 @@ import argparse
 import json
 import time
 
-from attnge import bench
 from attnge.commands.common import computing
 from attnge.output.files import check_output, emit, write_atomic
 from attnge.output.progress import Progress
 from attnge.params import parse_sizes
-from attnge.provenance import provenance
 from attnge.theory.inputs import integer
 
 NAME = "bench"
@@ -32,6 +30,9 @@ def add_arguments(b: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from attnge import bench
+    from attnge.provenance import provenance
+
     sizes = [ell for text in (args.ell or ["1000,2000"]) for ell in parse_sizes(text, "ell")]
     moments = [ell for text in (args.moments or []) for ell in parse_sizes(text, "moments")]
     seed = integer(args.seed, "seed", 0)

@@ -8,14 +8,16 @@ import os
 import stat
 import sys
 
-from attnge import edge_certificates
-from attnge.coefficient_tables import parse_list
 from attnge.commands.common import HEADS_ONLY, computing, law_options
 from attnge.output.files import check_output, emit, write_atomic
 
 NAME = "certify"
 HELP = "certified right edges (interval arithmetic) and the claims they prove; --check " \
     "re-verifies a certificate file"
+
+DIGITS = 30
+"""The default of --digits: ``edge_certificates.DIGITS``, repeated so that the parser imports
+no SymPy (a test keeps them equal)."""
 
 
 def add_arguments(c: argparse.ArgumentParser) -> None:
@@ -35,7 +37,7 @@ def add_arguments(c: argparse.ArgumentParser) -> None:
                    "attention)")
     c.add_argument("--claim", default="edge > mp-edge", help="'edge > mp-edge' (default) or "
                    "'edge > R*mp-edge' for a factor R > 0, e.g. 'edge > 1.2*mp-edge'")
-    c.add_argument("--digits", default=edge_certificates.DIGITS, help="working digits of the "
+    c.add_argument("--digits", default=DIGITS, help="working digits of the "
                    "interval arithmetic, 20 to 200 (default %(default)s)")
     c.add_argument("--json", default=None, metavar="FILE", help="write the certificate (JSON, "
                    "atomically)")
@@ -49,6 +51,9 @@ def add_arguments(c: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from attnge import edge_certificates
+    from attnge.coefficient_tables import parse_list
+
     options = {"beta": args.beta != "1", "y": args.y, "heads": args.heads,
                "gamma-k": args.gamma_k, "gamma-v": args.gamma_v, "gamma-o": args.gamma_o,
                "sharing": args.sharing, "law": args.law,
@@ -94,6 +99,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _check(path: str) -> int:
+    from attnge import edge_certificates
+
     try:
         if not stat.S_ISREG(os.stat(path).st_mode):     # a FIFO would block, a device
             raise ValueError(f"check must be a certificate file (got {path!r}, which is "

@@ -9,7 +9,6 @@ from collections.abc import Callable
 from contextlib import contextmanager
 
 from attnge import parallel
-from attnge.coefficient_tables import parse_list
 from attnge.errors import InternalError
 from attnge.output.progress import Progress
 
@@ -56,6 +55,8 @@ def law_options(args: argparse.Namespace, what: str, heads_only: tuple[str, ...]
     """The one-head options (``ys``) or the multi-head ones (``heads``, ``gammas``,
     ``sharing``) of ``tables`` and ``certify``, the options of the other kind refused
     (``what`` names the multi-head output in the message)."""
+    from attnge.coefficient_tables import parse_list
+
     value = lambda name: getattr(args, name.replace("-", "_"))  # noqa: E731
     if args.heads is None:
         given = [name for name in heads_only if value(name) is not None]

@@ -10,23 +10,26 @@ import sys
 import time
 from pathlib import Path
 
-from attnge import mha
 from attnge.commands.common import cluster, cluster_options, draws
 from attnge.commands.spectrum import figure_path
 from attnge.output import figures
 from attnge.output.files import check_files, check_output, emit, write_atomic
 from attnge.output.progress import Progress
-from attnge.provenance import provenance
 from attnge.theory.inputs import integer
 
 NAME = "mha"
 HELP = "a softmax attention layer against its Gaussian model on the same weights, at a real " \
     "architecture's shape"
 
+PRESETS = ("bert-base", "modernbert-large", "dinov3-l16", "llada-8b", "gpt3-175b", "falcon-7b",
+           "kv-tied-2048", "gpt2", "llama2-7b", "llama2-13b", "llama2-70b", "vit-b16", "t5-base")
+"""The names of ``attnge.mha.PRESETS``, repeated so that the parser imports no SciPy (a test
+keeps them equal)."""
+
 
 def add_arguments(m: argparse.ArgumentParser) -> None:
     m.add_argument("--preset", default=None, help="a public configuration: "
-                   f"{', '.join(mha.PRESETS)}, or all (with --report) (explicit options below "
+                   f"{', '.join(PRESETS)}, or all (with --report) (explicit options below "
                    "override it)")
     m.add_argument("--n", default=None, help="tokens (context length)")
     m.add_argument("--d", default=None, help="model width d (n <= d)")
@@ -54,6 +57,9 @@ def add_arguments(m: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from attnge import mha
+    from attnge.provenance import provenance
+
     presets = mha.names(args.preset)
     if args.preset == mha.ALL and args.report is None:
         raise ValueError("preset all needs --report DIR (the folder of every preset)")

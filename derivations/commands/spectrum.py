@@ -6,13 +6,11 @@ import argparse
 import sys
 from pathlib import Path
 
-from attnge import spectrum
 from attnge.commands.common import computing, draws
 from attnge.output import figures
 from attnge.output.files import check_output, write_atomic
 from attnge.output.progress import Progress
 from attnge.theory.inputs import integer
-from attnge.theory.symbols import positive_beta
 
 NAME = "spectrum"
 HELP = "the paper's Figure 1: spectra of the chain of models"
@@ -41,6 +39,9 @@ def figure_path(text: str, name: str = "out") -> Path:
 
 
 def run(args: argparse.Namespace) -> int:
+    from attnge import spectrum
+    from attnge.theory.symbols import positive_beta
+
     beta = positive_beta(args.beta)
     n_draws, seed = integer(args.draws, "draws", 1), integer(args.seed, "seed", 0)
     ell = integer(args.ell, "ell", 2)

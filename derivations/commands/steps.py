@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 
-from attnge import ledger
 from attnge.output.files import emit
 
 NAME = "steps"
@@ -16,6 +15,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from attnge import ledger
+
     width = max(len(step.id) for step in ledger.STEPS)
     emit("".join(f"{step.id:<{width}} {step.title}"
                  f"{'' if step.default else ' (--steps or --all)'}\n" for step in ledger.STEPS))

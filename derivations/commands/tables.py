@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 
-from attnge import coefficient_tables
 from attnge.commands.common import computing, law_options
 from attnge.output.files import check_output, emit, write_atomic
 
@@ -37,6 +36,8 @@ def add_arguments(t: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from attnge import coefficient_tables
+
     if args.format not in coefficient_tables.FORMATS:
         raise ValueError(f"format must be one of {', '.join(coefficient_tables.FORMATS)} "
                          f"(got {args.format!r})")

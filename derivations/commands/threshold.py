@@ -7,18 +7,36 @@ import sys
 import time
 from pathlib import Path
 
-from attnge.coefficient_tables import parse_list
 from attnge.commands.common import cluster, cluster_options, draws
 from attnge.output import figures
 from attnge.output.files import check_files, emit, write_atomic
 from attnge.output.progress import Progress
-from attnge.output.report import markdown_table
 from attnge.params import parse_sizes
-from attnge.threshold import audit
-from attnge.threshold.modes import MODES, mode_named
 
 NAME = "threshold"
 HELP = "audit the linearization threshold (a sweep that resumes from DIR)"
+
+PRESETS = {
+    "temperature": (
+        {"grid": (0.2, 0.35, 0.5, 0.65, 0.8, 1.0, 1.2), "sizes": (250, 500, 1000, 2000),
+         "draws": 2},
+        {"grid": (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.1, 1.2, 1.3, 1.4, 1.6,
+                  1.8, 2.0), "sizes": (500, 1000, 2000, 4000), "draws": 8}),
+    "one-entry": (
+        {"grid": (0.3, 0.35, 0.4, 0.45, 0.5, 0.55), "sizes": (250, 500, 1000, 2000),
+         "draws": 40},
+        {"grid": (0.3, 0.35, 0.4, 0.45, 0.5, 0.55), "sizes": (500, 1000, 2000, 4000),
+         "draws": 40}),
+    "order": (
+        {"grid": (0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.6, 0.75, 0.9),
+         "sizes": (250, 500, 1000, 2000), "draws": 2},
+        {"grid": (0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8,
+                  0.85, 0.9, 0.95, 1.0), "sizes": (500, 1000, 2000, 4000), "draws": 2}),
+}
+"""Each mode's (quick, full) grid presets, and the defaults of --beta and --y
+(``audit.Sweep``): those of ``attnge.threshold``, repeated so that the parser imports no
+SymPy or SciPy (a test keeps them equal)."""
+BETA, Y = 0.35, 1.0
 
 
 def add_arguments(h: argparse.ArgumentParser) -> None:
@@ -32,8 +50,8 @@ def add_arguments(h: argparse.ArgumentParser) -> None:
         return ",".join(map(str, value)) if isinstance(value, tuple) else str(value)
 
     def defaults(name: str) -> str:
-        return "; ".join(f"{m.name}: {shown(m.quick[name])} (--full {shown(m.full[name])})"
-                         for m in MODES.values())
+        return "; ".join(f"{mode}: {shown(quick[name])} (--full {shown(full[name])})"
+                         for mode, (quick, full) in PRESETS.items())
     h.add_argument("--grid", default=None, help="comma-separated c (temperature, one-entry) "
                    f"or alpha (order) values, increasing (default {defaults('grid')})")
     h.add_argument("--sizes", default=None, help="comma-separated ell, increasing (default "
@@ -42,9 +60,9 @@ def add_arguments(h: argparse.ArgumentParser) -> None:
                    f"{defaults('draws')})")
     h.add_argument("--seed", default=0, help="seed >= 0 (default %(default)s)")
     h.add_argument("--beta", default=None, help="beta, order mode only (default "
-                   f"{audit.Sweep.beta:g}; the temperature mode sets beta = c sqrt(log ell))")
+                   f"{BETA:g}; the temperature mode sets beta = c sqrt(log ell))")
     h.add_argument("--y", default=None, help="ell/d_qk, temperature and one-entry modes (default "
-                   f"{audit.Sweep.y:g}; the order mode sets d_qk = ell^alpha)")
+                   f"{Y:g}; the order mode sets d_qk = ell^alpha)")
     h.add_argument("--out", default=None, metavar="DIR", help="keep the sweep in "
                    "DIR/threshold-MODE.jsonl (a rerun resumes it) and write the table "
                    "(.md) and the figure (.png) there")
@@ -52,6 +70,11 @@ def add_arguments(h: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from attnge.coefficient_tables import parse_list
+    from attnge.output.report import markdown_table
+    from attnge.threshold import audit
+    from attnge.threshold.modes import MODES, mode_named
+
     mode = mode_named(args.mode)
     config = dict(mode.full if args.full else mode.quick)
     if args.grid is not None:

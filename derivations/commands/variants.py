@@ -14,34 +14,43 @@ import shlex
 import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from attnge import variant_map
-from attnge import variants as va
 from attnge.commands.common import cluster, cluster_options, draws
 from attnge.output.files import check_files, check_output, emit, is_stream
 from attnge.output.progress import Progress
 from attnge.params import parse_sizes
-from attnge.provenance import provenance
-from attnge.theory import input_models, masks, weight_laws
 from attnge.theory.inputs import integer
-from attnge.theory.kernels import KERNELS
-from attnge.theory.variants import Variant
+
+if TYPE_CHECKING:                  # imported where used: the parser and its help stay light
+    from attnge.theory.variants import Variant
 
 NAME = "variants"
 HELP = "judge Gaussian equivalence for an attention variant (kernel, weights, inputs, mask)"
 
+NAMES = {
+    "kernel": ("softmax", "relu", "sigmoid", "square", "softmax1", "qk-norm", "sigmoid-log"),
+    "weights": ("gaussian", "uniform", "rademacher", "truncated-normal"),
+    "inputs": ("orthonormal", "gaussian", "shared-mean", "repeated"),
+    "mask": ("none", "causal"),
+}
+"""The names the help lists (``theory.kernels.KERNELS``, ``theory.weight_laws.LAWS``,
+``theory.input_models.MODELS``, ``theory.masks.MASKS``) and the defaults of ``variants.Run``,
+repeated so that the parser imports no SymPy (a test keeps them equal)."""
+SIZES, DRAWS = (400, 800, 1600), 8
+
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--kernel", default="softmax", help=f"{'|'.join(KERNELS)} or an expression "
-                   "in x, row-normalised (default %(default)s)")
+    p.add_argument("--kernel", default="softmax", help=f"{'|'.join(NAMES['kernel'])} or an "
+                   "expression in x, row-normalised (default %(default)s)")
     p.add_argument("--bias", default=None, help="the sigmoid's fixed bias b: sigmoid(beta S + "
                    "b)/ell (--kernel sigmoid; default 0)")
     p.add_argument("--normaliser", default="row", help="an expression kernel's normaliser: "
                    "row (its row sums, as softmax) or ell (a fixed 1/ell, as ReLU) (default "
                    "%(default)s)")
-    p.add_argument("--weights", default="gaussian", help=f"{'|'.join(weight_laws.LAWS)}, each "
+    p.add_argument("--weights", default="gaussian", help=f"{'|'.join(NAMES['weights'])}, each "
                    "of unit variance (default %(default)s)")
-    p.add_argument("--inputs", default="orthonormal", help=f"{'|'.join(input_models.MODELS)} "
+    p.add_argument("--inputs", default="orthonormal", help=f"{'|'.join(NAMES['inputs'])} "
                    "(default %(default)s)")
     p.add_argument("--gamma", default=None, help="ell/d of the inputs: gaussian (needed), or "
                    "orthonormal Haar rows of width ell/gamma (default: Q, K sampled directly)")
@@ -52,13 +61,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    "token's squared norm along the common direction, in (0, 1)")
     p.add_argument("--repeats", default=None, help="repeated inputs: each of ell/r distinct "
                    "tokens used r times (an integer)")
-    p.add_argument("--mask", default="none", help=f"{'|'.join(masks.MASKS)} "
+    p.add_argument("--mask", default="none", help=f"{'|'.join(NAMES['mask'])} "
                    "(default %(default)s)")
     p.add_argument("--beta", default="1", help="inverse temperature (default %(default)s)")
     p.add_argument("--y", default="1", help="ell/d_qk (default %(default)s)")
     p.add_argument("--sizes", default=None, help="comma-separated ell, increasing, at least 3 "
-                   f"(default {','.join(map(str, va.Run.sizes))})")
-    p.add_argument("--draws", default=None, help=f"draws per size (default {va.Run.draws})")
+                   f"(default {','.join(map(str, SIZES))})")
+    p.add_argument("--draws", default=None, help=f"draws per size (default {DRAWS})")
     p.add_argument("--seed", default=0, help="seed >= 0 (default %(default)s)")
     p.add_argument("--json", default=None, metavar="FILE", help="write every number (- for "
                    "standard output)")
@@ -75,6 +84,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def _gamma(args: argparse.Namespace) -> object:
     """--gamma, or --d's width at the largest size as γ = ℓ_max/d."""
+    from attnge import variants as va
+
     if args.d is None:
         return args.gamma
     if args.gamma is not None:
@@ -88,6 +99,9 @@ def _gamma(args: argparse.Namespace) -> object:
 
 
 def _variant(args: argparse.Namespace) -> Variant:
+    from attnge.theory import input_models
+    from attnge.theory.variants import Variant
+
     values = {"gamma": _gamma(args), "alpha": args.alpha, "repeats": args.repeats}
     wanted = input_models.model_named(args.inputs).parameter
     for name, value in values.items():
@@ -103,6 +117,9 @@ def _variant(args: argparse.Namespace) -> Variant:
 
 
 def run(args: argparse.Namespace) -> int:
+    from attnge import variants as va
+    from attnge.provenance import provenance
+
     if args.map:
         return _run_map(args)
     if args.report is not None:
@@ -132,6 +149,9 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run_map(args: argparse.Namespace) -> int:
+    from attnge import variant_map
+    from attnge import variants as va
+
     fixed = [name for name in ("bias", "gamma", "d", "alpha", "repeats", "json", "out")
              if getattr(args, name) is not None]
     if fixed:

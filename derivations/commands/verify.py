@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import TYPE_CHECKING
 
-from attnge import ledger, runner
 from attnge.commands.common import cluster, cluster_options
-from attnge.output import figures, report, terminal
+from attnge.output import figures
 from attnge.output.files import check_files, check_output, emit, is_stream
 from attnge.output.progress import Progress
 from attnge.params import DEFAULT_SIZES, Params, parse_sizes
+
+if TYPE_CHECKING:                  # imported in run: the parser and its help stay light
+    from attnge import runner
 
 NAME = "verify"
 HELP = "run proof steps and print their evidence"
@@ -44,6 +47,9 @@ def add_arguments(v: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from attnge import ledger, runner
+    from attnge.output import terminal
+
     params = Params(beta=args.beta, y=args.y, sizes=parse_sizes(args.sizes),
                     draws=args.draws, seed=args.seed, remove_top=args.remove_top,
                     heads=args.heads)
@@ -57,13 +63,31 @@ def run(args: argparse.Namespace) -> int:
                                   *(f"{step.id}.png" for step in steps)], "report")
         figures.require("report")
     runner.validate(steps, params)
-    with cluster(args, lambda: runner.validate(steps, params)):
-        done = runner.run(steps, params, progress=Progress("verify", args.quiet))
-        if args.json is not None:          # the files first: a broken stdout loses nothing
-            report.write_json(done, args.json)
-        if args.report is not None:
-            sys.stderr.write(f"report: {report.write_report(done, args.report)}\n")
-    emit(terminal.render(done, args.verbose),
-         sys.stderr if args.json is not None and is_stream(args.json) else None)
+    stream = sys.stderr if args.json is not None and is_stream(args.json) else None
+    width = terminal.id_width(steps)
+    try:
+        with cluster(args, lambda: runner.validate(steps, params)):
+            done = runner.run(steps, params, progress=Progress("verify", args.quiet),
+                              finished=lambda r: emit(terminal.step_line(r, width) + "\n",
+                                                      stream))
+            _write(done, args)
+    except BaseException as err:
+        partial = getattr(err, "partial_run", None)
+        if partial is None or isinstance(err, Exception):
+            raise
+        _write(partial, args)          # the finished steps, marked incomplete
+        emit(terminal.closing(partial, args.verbose), stream)
+        raise
+    emit(terminal.closing(done, args.verbose), stream)
     sys.stderr.write(f"wall time {done.wall_s:.1f} s\n")
     return 0 if done.passed else 1
+
+
+def _write(done: runner.Run, args: argparse.Namespace) -> None:
+    """The result files (before anything else is printed: a broken stdout loses nothing)."""
+    from attnge.output import report
+
+    if args.json is not None:
+        report.write_json(done, args.json)
+    if args.report is not None:
+        sys.stderr.write(f"report: {report.write_report(done, args.report)}\n")

@@ -3,7 +3,8 @@
 A command calls ``progress(i, n, label)`` before unit i of n (0-based) and once more with
 i == n when all are done. On a terminal with tqdm installed (the ``progress`` extra) that
 drives a bar; elsewhere (a log, CI, no tqdm) each finished unit is one line,
-``attnge: verify 3/12 done: M0-Y (56.2 s)``. ``quiet`` silences both.
+``attnge: verify 3/12 done: M0-Y (56.2 s)``. ``quiet`` silences both. From Python
+(``auto``), a notebook also gets tqdm's bar (``tqdm.auto``, drawn as a widget).
 """
 
 from __future__ import annotations
@@ -15,15 +16,19 @@ import time
 class Progress:
     """The progress of ``what`` (a command name) on ``stream``."""
 
-    def __init__(self, what: str, quiet: bool = False, stream=None) -> None:
+    def __init__(self, what: str, quiet: bool = False, stream=None, auto: bool = False) -> None:
         self.what, self.quiet = what, quiet
         self.stream = sys.stderr if stream is None else stream
         self.bar = None
         self.last: str | None = None
         self.started = time.perf_counter()
-        if not quiet and self.stream.isatty():
+        notebook = auto and "ipykernel" in sys.modules
+        if not quiet and (notebook or self.stream.isatty()):
             try:
-                from tqdm import tqdm
+                if notebook:
+                    from tqdm.auto import tqdm
+                else:
+                    from tqdm import tqdm
             except ImportError:
                 tqdm = None
             if tqdm is not None:

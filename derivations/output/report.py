@@ -109,8 +109,10 @@ def summary(run: Run) -> str:
            f"{len(failed)} failed"
     line += f" ({', '.join(failed)})" if failed else ""
     open_rows = sum(t.inconclusive for r in run.results for t in r.tables)
-    return line + (f"; {open_rows} check{'s' * (open_rows != 1)} inconclusive"
-                   if open_rows else "")
+    line += f"; {open_rows} check{'s' * (open_rows != 1)} inconclusive" if open_rows else ""
+    if not getattr(run, "complete", True):
+        line += f"; INCOMPLETE: interrupted before {', '.join(run.not_run)}"
+    return line
 
 
 def markdown(run: Run) -> str:
@@ -132,8 +134,8 @@ def as_json(run: Run) -> dict:
                         "verdicts": [verdict_text(v) or None for v in t.verdicts]}
                        for t in r.tables],
         })
-    return {"passed": run.passed, "summary": summary(run), "steps": steps,
-            "provenance": run.provenance()}
+    return {"passed": run.passed, "complete": run.complete, "summary": summary(run),
+            "steps": steps, "provenance": run.provenance()}
 
 
 def write_json(run: Run, path: str | Path) -> None:

@@ -114,11 +114,16 @@ def verbose_step(result: StepResult) -> str:
     return "\n".join(parts)
 
 
-def render(run: Run, verbose: bool = False) -> str:
-    """The terminal's text of a run (see the module docstring)."""
-    width = max([18, *(len(r.step.id) + 1 for r in run.results)])
-    lines = [step_line(r, width) for r in run.results]
-    blocks = ["\n".join(lines)]
+def id_width(steps) -> int:
+    """The width of the id column for these steps (each printed as it is decided)."""
+    return max([18, *(len(step.id) + 1 for step in steps)])
+
+
+def closing(run: Run, verbose: bool = False) -> str:
+    """What follows the step lines: with ``verbose`` every step in full, the failing
+    checks of each failed step, and the summary (an interrupted run says which steps it
+    did not reach)."""
+    blocks = []
     if verbose:
         blocks += [verbose_step(r) for r in run.results]
     for r in run.results:
@@ -128,4 +133,11 @@ def render(run: Run, verbose: bool = False) -> str:
         blocks.append("\n\n".join([f"FAILED {r.step.id}: {r.step.title}",
                                    *(markdown_table(t) for t in tables)]))
     blocks.append(summary(run))
-    return "\n\n".join(blocks) + "\n"
+    return "\n" + "\n\n".join(blocks) + "\n"
+
+
+def render(run: Run, verbose: bool = False) -> str:
+    """The terminal's text of a run (see the module docstring): its step lines, then
+    :func:`closing`."""
+    width = id_width(r.step for r in run.results)
+    return "\n".join(step_line(r, width) for r in run.results) + "\n" + closing(run, verbose)

@@ -14,7 +14,7 @@ import numpy as np
 import sympy as sp
 
 from attnge import evidence as ev
-from attnge import ledger_draws
+from attnge import ledger_draws, parallel
 from attnge.numerics import stats
 from attnge.numerics.reference import gaussian_integral, hermite_e
 from attnge.numerics.sampling import draw_rng, sample_scores
@@ -163,6 +163,13 @@ def remainder_table(params: Params) -> Table:
     return table
 
 
+def _entry_moments(ell: int, d: int, b: float, seed: int, draw: int) -> dict:
+    """One draw's two-way means of f(S)² and S f(S) over its entries, with their variances."""
+    S = sample_scores(ell, d, draw_rng(seed, ID, ell, draw)).S
+    F = np.expm1(b * S - b * b / 2)
+    return {"E f(S)^2": stats.two_way_mean(F * F), "E S f(S)": stats.two_way_mean(S * F)}
+
+
 def sampled_table(params: Params) -> Table:
     """Entries of sampled score matrices: E f(S)², E S f(S) vs exact finite-d_qk values."""
     table = Table(f"Sampled entries vs exact finite-d_qk moments (pass: |z| ≤ {Z_MAX:g}; "
@@ -173,14 +180,15 @@ def sampled_table(params: Params) -> Table:
     b = params.beta
     moments = ex.score_moments(d_qk)
     measured: dict[str, list[tuple[float, float]]] = {name: [] for name in moments}
+    tasks = [(ell, params.d_qk(ell), b, params.seed, draw) for ell in params.sizes
+             for draw in range(params.draws)]
+    found = dict(parallel.measured(_entry_moments, tasks))
     for ell in params.sizes:
-        d = params.d_qk(ell)
         per_draw: dict[str, list[tuple[float, float]]] = {name: [] for name in moments}
-        for draw in range(params.draws):
-            S = sample_scores(ell, d, draw_rng(params.seed, ID, ell, draw)).S
-            F = np.expm1(b * S - b * b / 2)
-            per_draw["E f(S)^2"].append(stats.two_way_mean(F * F))
-            per_draw["E S f(S)"].append(stats.two_way_mean(S * F))
+        for i, task in enumerate(tasks):
+            if task[0] == ell:
+                for name, value in found[i].items():
+                    per_draw[name].append(value)
         for name in moments:
             est, var = zip(*per_draw[name])
             measured[name].append(stats.pool(list(est), list(var)))

@@ -14,7 +14,7 @@ import numpy as np
 import sympy as sp
 
 from attnge import evidence as ev
-from attnge import ledger_draws
+from attnge import ledger_draws, parallel
 from attnge import regimes as rg
 from attnge.exact_means import evaluate, untested
 from attnge.numerics import stats
@@ -143,19 +143,28 @@ def expansion_table(params: Params) -> Table:
     return table
 
 
+def _draw(L: int, d: int, beta: float, seed: int, draw: int) -> tuple[dict, float]:
+    """One draw's row statistics of D_ii and its max_i |D_ii − 1|."""
+    S = sample_scores(L, d, draw_rng(seed, ID, L, draw)).S
+    X = np.exp(beta * S - beta**2 / 2)
+    return stats.row_statistics(X), float(np.max(np.abs(normalizer(S, beta) - 1)))
+
+
 def _sample(params: Params) -> dict[int, dict]:
     """Per size: pooled statistics of D_ii and max_i |D_ii − 1| of each draw."""
+    tasks = [(L, params.d_qk(L), params.beta, params.seed, draw) for L in params.sizes
+             for draw in range(params.draws)]
+    found = dict(parallel.measured(_draw, tasks))
     out = {}
     for L in params.sizes:
-        d = params.d_qk(L)
         per_draw: dict[str, list[tuple[float, float]]] = {name: [] for name in SAMPLED}
         maxdev = []
-        for draw in range(params.draws):
-            S = sample_scores(L, d, draw_rng(params.seed, ID, L, draw)).S
-            X = np.exp(params.beta * S - params.beta**2 / 2)
-            for name, value in stats.row_statistics(X).items():
-                per_draw[name].append(value)
-            maxdev.append(float(np.max(np.abs(normalizer(S, params.beta) - 1))))
+        for i, task in enumerate(tasks):
+            if task[0] == L:
+                values, worst = found[i]
+                for name, value in values.items():
+                    per_draw[name].append(value)
+                maxdev.append(worst)
         out[L] = {name: stats.pool(*map(list, zip(*per_draw[name]))) for name in SAMPLED}
         out[L]["max"] = maxdev
     return out

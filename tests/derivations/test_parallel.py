@@ -1,5 +1,6 @@
-"""Sweeps on Dask: the same seed gives the same numbers, bit for bit, on 2 workers as in
-one process (BLAS on one thread in both), and the options fail as bad input."""
+"""Where draws run: the same seed gives the same numbers, bit for bit, on 2 Dask workers, in
+forked worker processes and in one process (BLAS on one thread in all), and the options
+fail as bad input."""
 
 import pickle
 import subprocess
@@ -53,11 +54,14 @@ def _identical(a, b, where="") -> list[str]:
     return [] if same else [where]
 
 
-def _run(tmp_path: Path, workers: int) -> object:
+def _run(tmp_path: Path, workers: int, threads: str | None = None) -> object:
+    """The sweeps on ``workers`` Dask workers (0: without Dask), BLAS's environment as given
+    (``threads``: OPENBLAS_NUM_THREADS, which the draws override)."""
     script, out = tmp_path / "sweeps.py", tmp_path / f"out-{workers}.pkl"
     script.write_text(SWEEPS)
-    env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT), "OPENBLAS_NUM_THREADS": "1",
-           "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+    env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT)}
+    if threads is not None:
+        env["OPENBLAS_NUM_THREADS"] = threads
     subprocess.run([sys.executable, str(script), str(out), str(workers)], env=env, cwd=ROOT,
                    check=True, capture_output=True, timeout=300)
     with open(out, "rb") as fh:
@@ -66,7 +70,7 @@ def _run(tmp_path: Path, workers: int) -> object:
 
 def test_two_workers_give_the_numbers_of_one_process_bit_for_bit(tmp_path):
     pytest.importorskip("distributed")
-    here, there = _run(tmp_path, 0), _run(tmp_path, 2)
+    here, there = _run(tmp_path, 0, threads="2"), _run(tmp_path, 2)
     assert _identical(here, there) == []
     chain, law, temperature, heads, layer = here
     assert sorted(chain) == [100, 150, 200] and all(len(v) == 2 for v in chain.values())
@@ -122,32 +126,64 @@ def test_too_many_workers_or_too_much_memory_is_refused_before_any_worker_starts
     assert "2 draws at once" in capsys.readouterr().err and started == []
 
 
-def test_blas_threads_leave_the_busy_cores(monkeypatch):
-    """Each in-process draw takes the cores other processes leave free, at least one; a user's
-    own BLAS setting is kept."""
-    for name in parallel.ONE_THREAD:
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setattr(parallel, "cores", lambda: 4)
-    for others, threads in ((0, 4), (1, 3), (3, 1), (9, 1)):
-        monkeypatch.setattr(parallel, "other_runnable", lambda n=others: n)
-        assert parallel.blas_threads() == threads
-    monkeypatch.setattr(parallel, "other_runnable", lambda: None)
-    assert parallel.blas_threads() is None
-    monkeypatch.setattr(parallel, "other_runnable", lambda: 3)
-    monkeypatch.setenv("OPENBLAS_NUM_THREADS", "2")
-    assert parallel.blas_threads() is None
-
-
-def test_draws_run_under_the_limit(monkeypatch):
+def _threads() -> int:
     from threadpoolctl import threadpool_info
-    for name in parallel.ONE_THREAD:
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setattr(parallel, "blas_threads", lambda: 1)
+    return max(i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas")
 
-    def threads():
-        return max(i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas")
 
-    assert list(parallel.measured(threads, [(), ()])) == [(0, 1), (1, 1)]
+def _draw(ell: int, draw: int) -> tuple:
+    """A draw whose last bits depend on BLAS's summation order (a large product)."""
+    from attnge.numerics.sampling import draw_rng
+    rng = draw_rng(3, "test", ell, draw)
+    M = rng.standard_normal((ell, ell))
+    return (M @ M.T).sum(axis=1), _threads()
+
+
+def test_draws_run_on_one_blas_thread_in_process_and_in_workers(monkeypatch):
+    """The same numbers, bit for bit, whether the draws run in this process or in forked
+    workers, whatever BLAS's threads outside them; each draw on one thread."""
+    tasks = [(300, k) for k in range(4)]
+    monkeypatch.setattr(parallel, "free_cores", lambda: 1)
+    here = dict(parallel.measured(_draw, tasks))
+    monkeypatch.setattr(parallel, "free_cores", lambda: 2)
+    assert parallel.processes(len(tasks)) == 2
+    there = dict(parallel.measured(_draw, tasks))
+    assert sorted(here) == sorted(there) == [0, 1, 2, 3]
+    for i in here:
+        assert here[i][1] == there[i][1] == 1
+        assert here[i][0].tobytes() == there[i][0].tobytes()
+    assert _identical(here[0][0], here[1][0]) != []        # the comparison can fail
+
+
+def _fails(x: int) -> int:
+    if x == 2:
+        raise ValueError("x: two is refused")
+    return x
+
+
+def test_a_worker_error_is_raised_here_and_no_worker_is_left(monkeypatch):
+    import multiprocessing
+
+    monkeypatch.setattr(parallel, "free_cores", lambda: 2)
+    with pytest.raises(ValueError, match="two is refused"):
+        list(parallel.measured(_fails, [(1,), (2,), (3,)]))
+    for _ in parallel.measured(_fails, [(1,), (3,), (4,)]):
+        break                                   # a consumer that stops reading
+    deadline = time.time() + 10
+    while multiprocessing.active_children() and time.time() < deadline:
+        time.sleep(0.05)
+    assert multiprocessing.active_children() == []
+
+
+def test_memory_bounds_the_workers(monkeypatch):
+    from attnge.numerics import measure
+
+    monkeypatch.setattr(parallel, "free_cores", lambda: 8)
+    monkeypatch.setattr(measure, "available_bytes", lambda: 3 * 10**9)
+    assert parallel.processes(5) == 5
+    assert parallel.processes(5, memory=10**9) == 3
+    assert parallel.processes(5, memory=10**10) == 1
+    assert parallel.processes(1) == 1
 
 
 def test_other_runnable_counts_a_busy_process():
