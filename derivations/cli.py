@@ -128,12 +128,7 @@ def _internal(cause: BaseException, debug: bool) -> None:
 
 def _one_thread():
     """BLAS on one thread for the command (``attnge.parallel.one_thread``), so that its
-    numbers do not depend on the machine's load. threadpoolctl limits the BLAS libraries
-    loaded when the block starts, and SciPy loads its own OpenBLAS besides NumPy's: both are
-    loaded first (the commands import them anyway, lazily)."""
-    import numpy  # noqa: F401
-    import scipy.linalg  # noqa: F401
-
+    numbers do not depend on the machine's load."""
     from attnge import parallel
     return parallel.one_thread()
 
