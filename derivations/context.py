@@ -13,8 +13,10 @@ forget calls :meth:`Context.clear`. Sweeps are kept by key, the ``keep`` most re
 
 from __future__ import annotations
 
+import threading
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Iterator
+from concurrent.futures import Future
 from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any
@@ -24,33 +26,57 @@ __all__ = ["Context", "current", "running"]
 
 class Context:
     """Where draws run (``client``: a Dask client or None; ``local_workers``: the draws that
-    run at once on this machine) and the sweeps measured so far (the ``keep`` last)."""
+    run at once on this machine) and the sweeps measured so far (the ``keep`` last).
 
-    def __init__(self, keep: int = 8) -> None:
+    A sweep is computed once even when two threads ask for it (the runner measures the
+    sweeps of later steps in the background while earlier steps are checked): the second
+    waits for the first's result."""
+
+    def __init__(self, keep: int = 16) -> None:
         self.client: Any = None
         self.local_workers = 1
         self.keep = keep
         self._sweeps: OrderedDict[Hashable, Any] = OrderedDict()
+        self._computing: dict[Hashable, Future] = {}
+        self._lock = threading.Lock()
 
     def sweep(self, key: Hashable, compute: Callable[[], Any]) -> Any:
-        """The sweep stored under ``key``, computed by ``compute()`` the first time."""
-        if key in self._sweeps:
-            self._sweeps.move_to_end(key)
-            return self._sweeps[key]
-        value = compute()
-        self._sweeps[key] = value
-        while len(self._sweeps) > self.keep:
-            self._sweeps.popitem(last=False)
+        """The sweep stored under ``key``, computed by ``compute()`` the first time (a call
+        while another thread computes it waits for that result, or its error)."""
+        with self._lock:
+            if key in self._sweeps:
+                self._sweeps.move_to_end(key)
+                return self._sweeps[key]
+            running = self._computing.get(key)
+            if running is None:
+                mine = self._computing[key] = Future()
+        if running is not None:
+            return running.result()
+        try:
+            value = compute()
+        except BaseException as err:
+            with self._lock:
+                del self._computing[key]
+            mine.set_exception(err)
+            raise
+        with self._lock:
+            del self._computing[key]
+            self._sweeps[key] = value
+            while len(self._sweeps) > self.keep:
+                self._sweeps.popitem(last=False)
+        mine.set_result(value)
         return value
 
     def clear(self) -> None:
         """Forget every sweep."""
-        self._sweeps.clear()
+        with self._lock:
+            self._sweeps.clear()
 
     def forget(self, kind: str) -> None:
         """Forget the sweeps of one ``kind`` (the first element of their keys)."""
-        for key in [k for k in self._sweeps if isinstance(k, tuple) and k[:1] == (kind,)]:
-            del self._sweeps[key]
+        with self._lock:
+            for key in [k for k in self._sweeps if isinstance(k, tuple) and k[:1] == (kind,)]:
+                del self._sweeps[key]
 
 
 _DEFAULT = Context()

@@ -192,6 +192,16 @@ def _stop(pool: ProcessPoolExecutor) -> None:
         process.join(5)
 
 
+_LIVE: set = set()          # the pools of the sweeps running now, in any thread
+
+
+def stop_all() -> None:
+    """End every sweep's worker processes now (an interrupted run: the sweeps measured in
+    the background end with an error instead of running on)."""
+    for pool in list(_LIVE):
+        _stop(pool)
+
+
 def processes(tasks: int, memory: int = 0) -> int:
     """How many worker processes a sweep of ``tasks`` draws of ``memory`` bytes each gets:
     the free cores, at most one per draw and as many as the available memory holds; 1 (this
@@ -227,6 +237,7 @@ def measured(fn: Callable, tasks: Sequence[tuple], memory: int = 0
         return
     pool = ProcessPoolExecutor(n, mp_context=multiprocessing.get_context("fork"),
                                initializer=_start_worker, initargs=(fn,))
+    _LIVE.add(pool)
     try:
         pending = {pool.submit(_call, tuple(args)): i for i, args in enumerate(tasks)}
         while pending:
@@ -236,6 +247,8 @@ def measured(fn: Callable, tasks: Sequence[tuple], memory: int = 0
     except BaseException:
         _stop(pool)
         raise
+    finally:
+        _LIVE.discard(pool)
     pool.shutdown(wait=True)
 
 

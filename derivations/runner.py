@@ -8,7 +8,9 @@ write them before it exits.
 
 from __future__ import annotations
 
+import contextvars
 import sys
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -35,12 +37,13 @@ class StepResult:
 @dataclass
 class Run:
     """The results of a run's steps, in ledger order; ``complete`` is False for a run that
-    was interrupted before ``planned`` (the step ids it was asked for) were all decided."""
+    was interrupted before ``planned`` (the step ids it was asked for; None: the results
+    are the run) were all decided."""
 
     params: Params
     results: list[StepResult] = field(default_factory=list)
     wall_s: float = 0.0
-    planned: list[str] = field(default_factory=list)
+    planned: list[str] | None = None
 
     @property
     def passed(self) -> bool:
@@ -48,12 +51,12 @@ class Run:
 
     @property
     def complete(self) -> bool:
-        return len(self.results) == len(self.planned)
+        return not self.not_run
 
     @property
     def not_run(self) -> list[str]:
         """The planned steps without a result (an interrupted run)."""
-        return self.planned[len(self.results):]
+        return [] if self.planned is None else self.planned[len(self.results):]
 
     def provenance(self) -> dict:
         extra = {} if self.complete else {"interrupted_before": self.not_run}
@@ -84,14 +87,37 @@ def run(steps: list[Step], params: Params, progress=None, context: Context | Non
     start = time.perf_counter()
     try:
         with parallel.one_thread():
+            _prefetch(steps, params)
             _run(steps, params, progress, finished, out)
     except BaseException as err:
+        parallel.stop_all()             # the sweeps measured in the background end too
         if not isinstance(err, Exception):
             out.wall_s = time.perf_counter() - start
             err.partial_run = out
         raise
     out.wall_s = time.perf_counter() - start
     return out
+
+
+def _prefetch(steps: list[Step], params: Params) -> None:
+    """Measure the steps' sweeps (``Step.prefetch``), in ledger order, in a background thread
+    while the main one derives and checks: the draws' worker processes then keep the cores
+    busy through the steps' own SymPy and mpmath work. The run context keeps each sweep once
+    (a step that asks for one being measured waits for it); an error here is the step's to
+    raise when it asks again, so it is dropped."""
+    jobs = [step.prefetch for step in steps if step.prefetch is not None]
+    if not jobs:
+        return
+    context = contextvars.copy_context()       # the run context and its Dask client
+
+    def measure() -> None:
+        for job in jobs:
+            try:
+                context.run(job, params)
+            except Exception:                   # raised again by the step that reads it
+                pass
+
+    threading.Thread(target=measure, name="attnge-prefetch", daemon=True).start()
 
 
 def _run(steps: list[Step], params: Params, progress, finished, out: Run) -> None:

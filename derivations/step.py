@@ -83,6 +83,9 @@ class Step:
     failure: str
     validate: Callable[[Params], None] = lambda params: None
     default: bool = True          # run by ``attnge verify`` without --steps or --all
+    prefetch: Callable[[Params], object] | None = None
+    """Measures the sweeps ``check`` reads (kept by the run context); the runner calls it in
+    the background while earlier steps are checked."""
 
 
 def tex(expr: sp.Expr | str) -> str:

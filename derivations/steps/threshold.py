@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import sympy as sp
 
+from attnge.context import current
 from attnge.params import Params
 from attnge.step import Step, Table
 from attnge.theory import threshold as th
@@ -49,11 +50,25 @@ def derive(params: Params) -> dict[str, sp.Expr | str]:
     return out
 
 
-def check(params: Params) -> list[Table]:
-    tables = []
+def _sweeps(params: Params) -> list[tuple[audit.Sweep, dict]]:
+    """Each mode's quick sweep and its draws, measured once per run context."""
+    out = []
     for mode in MODES.values():
         sweep = audit.Sweep(mode, seed=params.seed, **mode.ledger)
-        tables += audit.tables(sweep, audit.quantities(sweep, audit.run(sweep, None)))
+        out.append((sweep, current().sweep((ID, mode.name, params.seed),
+                                           lambda sweep=sweep: audit.run(sweep, None))))
+    return out
+
+
+def prefetch(params: Params) -> None:
+    """Measure the quick sweeps (the step's ``Step.prefetch``)."""
+    _sweeps(params)
+
+
+def check(params: Params) -> list[Table]:
+    tables = []
+    for sweep, done in _sweeps(params):
+        tables += audit.tables(sweep, audit.quantities(sweep, done))
     return tables
 
 
@@ -83,6 +98,7 @@ STEP = Step(
     derive=derive,
     check=check,
     validate=validate,
+    prefetch=prefetch,
     method=("Quick sweeps (temperature: c in 0.2..1.2, ell = 250..1000, 3 draws, its own "
             "scores per c; one-entry: c = 0.3, 0.4, 0.5, ell = 250..1000, 16 draws; order: "
             "alpha in 0.2..0.9, ell = 250..1000, beta = 0.35, 2 draws; seeded by the run's "
