@@ -107,17 +107,38 @@ def _peak_gib() -> float:
     return peak * (1 if sys.platform == "darwin" else 1024) / 2**30
 
 
+def moments_floor(ell: int, seed: int, draw: int) -> float:
+    """The moments path's floor: sampling Q, K, S and, for each of its two models, the Gram
+    matrix W and its square W² (what m₁..m₄ need: tr W, ‖W‖_F², ⟨W, W²⟩, ‖W²‖_F²); the
+    models themselves are built outside the clock."""
+    rng = draw_rng(seed, "law", ell, draw)
+    start = time.perf_counter()
+    S = sample_scores(ell, ell, rng).S
+    seconds = time.perf_counter() - start
+    for M in (attention(S, BETA), S + rng.standard_normal((ell, ell))):
+        start = time.perf_counter()
+        W = spectra.row_gram(M)
+        del M
+        W @ W
+        seconds += time.perf_counter() - start
+        del W
+    return seconds
+
+
 def moments_only(sizes: list[int], seed: int = 0, progress=None) -> list[dict]:
     """One draw per ℓ = d_qk of ``law_draws.trace_moments`` (m₁..m₄ of √ℓA⊥ and Y^lin_f
-    from Gram traces, no spectrum): its time, the process's peak memory, the moments."""
+    from Gram traces, no spectrum): its time, its floor (:func:`moments_floor`), the
+    process's peak memory, the moments."""
     rows = []
     for n, ell in enumerate(sizes):
         if progress is not None:
             progress(n, len(sizes), f"moments at ell = {ell}")
         start = time.perf_counter()
         found = trace_moments(ell, ell, BETA, seed, 0)
-        rows.append({"ell": ell, "seconds": time.perf_counter() - start,
-                     "peak_rss_gib": _peak_gib(),
+        seconds = time.perf_counter() - start
+        least = moments_floor(ell, seed, 0)
+        rows.append({"ell": ell, "seconds": seconds, "floor_s": least,
+                     "ratio_to_floor": seconds / least, "peak_rss_gib": _peak_gib(),
                      "m(M0)": found["M0"].tolist(), "m(Y_lin_f)": found["Y_lin_f"].tolist()})
     if progress is not None:
         progress(len(sizes), len(sizes), "")
@@ -152,10 +173,11 @@ def markdown(rows: list[BenchRow]) -> str:
 
 
 def moments_markdown(rows: list[dict]) -> str:
-    head = ("| ell | seconds | peak RSS GiB | m_1..m_4 of sqrt(ell) A_perp "
-            "| m_1..m_4 of Y^lin_f |\n"
-            "|---|---|---|---|---|\n")
+    head = ("| ell | seconds | floor s | ratio to floor | peak RSS GiB "
+            "| m_1..m_4 of sqrt(ell) A_perp | m_1..m_4 of Y^lin_f |\n"
+            "|---|---|---|---|---|---|---|\n")
     return head + "".join(
-        f"| {r['ell']} | {r['seconds']:.3g} | {r['peak_rss_gib']:.2f} | "
+        f"| {r['ell']} | {r['seconds']:.3g} | {r['floor_s']:.3g} | "
+        f"{r['ratio_to_floor']:.2f} | {r['peak_rss_gib']:.2f} | "
         f"{', '.join(f'{v:.5g}' for v in r['m(M0)'])} | "
         f"{', '.join(f'{v:.5g}' for v in r['m(Y_lin_f)'])} |\n" for r in rows)

@@ -86,6 +86,9 @@ class Step:
     prefetch: Callable[[Params], object] | None = None
     """Measures the sweeps ``check`` reads (kept by the run context); the runner calls it in
     the background while earlier steps are checked."""
+    alone: bool = False
+    """``check`` reads no sweep another step reads: the runner may compute it in a process of
+    its own from the start, beside the others."""
 
 
 def tex(expr: sp.Expr | str) -> str:

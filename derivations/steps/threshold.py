@@ -97,6 +97,7 @@ STEP = Step(
     latex=latex,
     derive=derive,
     check=check,
+    alone=True,
     validate=validate,
     prefetch=prefetch,
     method=("Quick sweeps (temperature: c in 0.2..1.2, ell = 250..1000, 3 draws, its own "
