@@ -6,8 +6,9 @@ nothing written), 3 an error once the input was accepted (one line: a full disk 
 error of the system, named; else an internal error, with the log file that holds its
 traceback; ``--debug`` prints it), 130 interrupted (Ctrl-C), 143 terminated (SIGTERM). Every
 input is checked before any computing, so an error that comes later is not the input's.
-Result files are written before anything is printed; a closed or broken standard output
-(``| head``) loses nothing and ends quietly.
+Result files are written before the results are printed (``verify``'s step lines, printed
+as each step is decided, aside); a closed or broken standard output (``| head``) loses
+nothing and ends quietly.
 """
 
 from __future__ import annotations
