@@ -20,6 +20,7 @@ quadrature, to check it.
 
 from __future__ import annotations
 
+import functools
 import math
 
 import mpmath as mp
@@ -96,10 +97,13 @@ def chi2_nodes(d: int, n: int = 12) -> tuple[np.ndarray, np.ndarray]:
     return nodes / k, vectors[0] ** 2
 
 
+@functools.lru_cache(maxsize=1024)
 def expected_mass(beta: float, ell: int, d: int | None = None) -> float:
     """E m₁(√ℓA⊥) = ℓ E_v E Σ_j A_j² − 1, exactly (the mass a softmax row keeps).
 
-    Rows are averaged over v = χ²_d/d (``chi2_nodes``); d = None: d_qk → ∞ (v = 1).
+    Rows are averaged over v = χ²_d/d (``chi2_nodes``); d = None: d_qk → ∞ (v = 1). A pure
+    function of its arguments that the fits and the regimes ask for at the same points
+    again and again, so its values are kept (``expected_mass.cache_clear()`` forgets them).
     """
     if d is None:
         mass = row_mass(beta, ell)
