@@ -4,6 +4,8 @@ derivations (here: folders in the working directory that break on import) shadow
 import subprocess
 import sys
 
+import pytest
+
 SCRIPT = """
 import attnge
 nu = attnge.law(beta=1, y=2)
@@ -19,6 +21,7 @@ print("ok", theory.MINE, numerics.MINE, derivations.MINE)
 """
 
 
+@pytest.mark.slow
 def test_a_users_theory_numerics_and_derivations_folders_shadow_nothing(tmp_path):
     for name in ("theory", "numerics", "derivations"):
         (tmp_path / name).mkdir()

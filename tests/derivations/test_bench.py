@@ -2,12 +2,15 @@
 
 import json
 
+import pytest
+
 from attnge import bench, cli
 
 FIELDS = {"ell", "draws", "pipeline_s", "naive_s", "floor_s", "speedup_vs_naive",
           "ratio_to_floor", "peak_rss_gib"}
 
 
+@pytest.mark.slow
 def test_rows_and_json(tmp_path, capsys):
     out = tmp_path / "b.json"
     assert cli.main(["--quiet", "bench", "--ell", "60", "--ell", "80", "--draws", "1",

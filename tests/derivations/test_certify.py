@@ -145,6 +145,7 @@ TAMPERS = {  # name: (tamper, a fragment of the checker's message)
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(TAMPERS))
 def test_checker_rejects_tampered_files(capsys, tmp_path, one_head, name):
     doc = copy.deepcopy(one_head[1])
@@ -319,6 +320,7 @@ def test_checker_needs_no_flint(capsys, monkeypatch, one_head):
     assert run(capsys, "--check", str(one_head[0]))[0] == 0
 
 
+@pytest.mark.slow
 def test_docs_grid_is_complete_and_its_k_matrix_current(capsys, tmp_path):
     """docs/certify: 49 cells, all certified, the README's k matrix from the certificate,
     and a few cells re-verified by the checker (the whole file takes about a minute)."""

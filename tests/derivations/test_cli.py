@@ -22,6 +22,7 @@ def _untimed(text: str) -> str:
     return re.sub(r" +[0-9.]+ s$", "", text, flags=re.M)
 
 
+@pytest.mark.slow
 def test_verify_normalizer_passes_and_is_reproducible(capsys, tmp_path):
     args = ["verify", "-v", "--steps", "normalizer", *SMALL, "--json", str(tmp_path / "a.json")]
     assert main(args) == 0
@@ -42,6 +43,7 @@ def test_verify_normalizer_passes_and_is_reproducible(capsys, tmp_path):
             assert "| " + " | ".join(row) in first
 
 
+@pytest.mark.slow
 def test_a_different_seed_changes_the_samples(capsys):
     main(["verify", "-v", "--steps", "normalizer", *SMALL])
     first = capsys.readouterr().out
@@ -49,6 +51,7 @@ def test_a_different_seed_changes_the_samples(capsys):
     assert _untimed(capsys.readouterr().out) != _untimed(first)
 
 
+@pytest.mark.slow
 def test_verify_prints_one_line_per_step_then_the_summary(capsys):
     assert main(["verify", "--steps", "exponential,not-marchenko-pastur", *SMALL]) == 0
     lines = capsys.readouterr().out.strip().splitlines()
@@ -81,6 +84,7 @@ def test_json_into_a_folder_is_refused_before_running(capsys, tmp_path):
     assert "json" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_python_dash_m(tmp_path):
     import subprocess
     import sys

@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow       # subprocesses, a CPU hog, Dask workers
+
 ROOT = Path(__file__).resolve().parents[2]
 VERIFY = ["verify", "--steps", "normalizer,perron", "--sizes", "100,150,200", "--draws", "2"]
 HOG = ("import numpy as np\nM = np.random.default_rng(0).standard_normal((800, 800))\n"

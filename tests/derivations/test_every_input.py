@@ -52,6 +52,7 @@ def test_issue_27_beta_three_halves_multi_head_moments():
     assert mh.law_moments("attention", 2, t1, t2, 1, 1)[1] == sp.expand(2 * t1**2 + t2**2)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("step", STEPS, ids=lambda s: s.id)
 @SETTINGS
 @given(beta=BETAS, y=YS, heads=HEADS)
@@ -67,6 +68,7 @@ def test_every_step_derives(step, beta, y, heads):
     assert derived and all(v is not None for v in derived.values())
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(beta=BETAS, y=YS, heads=HEADS)
 def test_every_table_and_law(beta, y, heads):

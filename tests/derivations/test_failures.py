@@ -1,5 +1,6 @@
 """Every check can fail: inject a wrong formula and the step reports FAIL, verify exits 1."""
 
+import pytest
 import sympy as sp
 
 from attnge import runner
@@ -18,6 +19,7 @@ def _failed_rows(tables):
     return [(t.title, row) for t in tables for row, v in zip(t.rows, t.verdicts) if v is False]
 
 
+@pytest.mark.slow
 def test_hermite_coefficient_with_the_wrong_factorial(monkeypatch):
     right = ex.hermite_coefficient
 
@@ -53,6 +55,7 @@ def test_wrong_remainder_bound_fails(monkeypatch):
     assert not exponential.remainder_table(Params()).passed
 
 
+@pytest.mark.slow
 def test_variance_five_percent_off_fails(monkeypatch):
     right = nz.variance
     monkeypatch.setattr(nz, "variance", lambda: right() * sp.Rational(105, 100))
@@ -63,6 +66,7 @@ def test_variance_five_percent_off_fails(monkeypatch):
     assert not normalizer.exact_table(params).passed  # the quadrature route too
 
 
+@pytest.mark.slow
 def test_wrong_mean_fails(monkeypatch):
     monkeypatch.setattr(nz, "mean", lambda: 1 + 0 * beta)  # drops the 1/d_qk correction
     # the correction ≈ β⁴/(4d_qk) is 4–5 standard errors per size at β = 2, y = 4
@@ -81,6 +85,7 @@ def test_wrong_expansion_fails(monkeypatch):
     assert not normalizer.expansion_table(Params()).passed
 
 
+@pytest.mark.slow
 def test_verify_exits_1_on_a_wrong_formula(monkeypatch, capsys):
     right = nz.variance
     monkeypatch.setattr(nz, "variance", lambda: right() * sp.Rational(105, 100))
@@ -89,12 +94,14 @@ def test_verify_exits_1_on_a_wrong_formula(monkeypatch, capsys):
     assert "FAIL" in out and "1 failed (normalizer)" in out
 
 
+@pytest.mark.slow
 def test_a_failing_run_reports_failed(monkeypatch):
     monkeypatch.setattr(nz, "mean", lambda: 1 + 0 * beta)
     run = runner.run([normalizer.STEP], Params(sizes=(100, 200, 400), draws=2))
     assert not run.passed and report.as_json(run)["passed"] is False
 
 
+@pytest.mark.slow
 def test_heavy_tailed_sizes_are_reported_but_not_tested():
     # at β = 2, d_qk ≤ 64β² = 256 the sample variance has no consistent standard error
     table = normalizer.sampled_tables(Params(beta=2.0, y=4.0, sizes=(300, 400, 600),

@@ -101,6 +101,7 @@ def test_concurrent_writers_store_every_record_exactly_once(tmp_path, seed, writ
     assert sorted(k for k, _ in records_in(path)) == sorted(keys)
 
 
+@pytest.mark.slow
 def test_two_sweeps_on_one_folder_with_a_damaged_line_end_with_every_record_once(tmp_path):
     out = tmp_path / "d"
     path = audit.store_path(out, "order")
@@ -218,6 +219,7 @@ def test_outputs_that_are_not_regular_files_are_refused_up_front(tmp_path, capsy
         assert stat.S_ISCHR(os.stat(tmp_path / "full").st_mode)
 
 
+@pytest.mark.slow
 def test_json_through_a_symlink_to_dash_and_to_dev_stdout(tmp_path, capfd):
     """A symlink's target is written (the link stays); ``-`` and /dev/stdout stream."""
     target = tmp_path / "results" / "run.json"
@@ -268,6 +270,7 @@ def test_stale_temporary_files_of_dead_runs_are_removed(tmp_path):
 # ---------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_broken_or_closed_stdout_or_stderr_loses_no_result_file(tmp_path):
     result = tmp_path / "F.json"
     proc = subprocess.Popen(CLI + [*MHA, "--json", str(result)],
@@ -285,6 +288,7 @@ def test_a_broken_or_closed_stdout_or_stderr_loses_no_result_file(tmp_path):
     assert steps.wait(60) == 0 and steps.stderr.read() == b""
 
 
+@pytest.mark.slow
 def test_a_full_stdout_and_an_ascii_terminal(tmp_path):
     with open("/dev/full", "w") as full:
         done = subprocess.run(CLI + ["steps"], stdout=full, stderr=subprocess.PIPE,
@@ -328,6 +332,7 @@ def test_the_exit_3_handler_cannot_fail(tmp_path, monkeypatch, capsys):
         "attnge: error: no space left on device (/data/report.json)"
 
 
+@pytest.mark.slow
 def test_sigterm_ends_with_one_line_and_no_temporary_file(tmp_path):
     out = tmp_path / "sweep"
     proc = subprocess.Popen(CLI + ["threshold", "--mode", "order", "--grid", "0.6,0.9",
@@ -443,6 +448,7 @@ def test_any_bytes_or_json_into_the_checker_is_one_line_and_exit_1(tmp_path, cap
 # ---------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_report_folder_says_how_to_regenerate_exactly_it(tmp_path, monkeypatch):
     from attnge import mha
     from attnge.commands import COMMANDS

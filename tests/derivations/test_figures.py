@@ -16,6 +16,7 @@ from attnge.numerics.sampling import draw_rng, sample_scores
 pytest.importorskip("matplotlib")  # the plot extra; README's test command installs it
 
 
+@pytest.mark.slow
 def test_spectrum_numbers_are_the_sampled_spectra(tmp_path, capsys):
     out = tmp_path / "fig.png"
     assert main(["spectrum", "--ell", "120", "--dqk", "100", "--draws", "2",
@@ -69,6 +70,7 @@ def test_missing_matplotlib_is_one_line(monkeypatch, capsys, tmp_path):
     assert "attnge[plot]" in err and len(err.strip().splitlines()) == 1
 
 
+@pytest.mark.slow
 def test_report_is_reproducible(tmp_path, capsys):
     # beta = 0.5: Y-Yf's rates are in their regime (the tail rule) from ell = 150
     args = ["verify", "--steps", "normalizer,Y-Yf", "--beta", "0.5", "--sizes", "150,300,600",

@@ -25,6 +25,7 @@ def test_a_preset_reports_rel_w1_and_ks_with_standard_errors(capsys, tmp_path):
     assert found["provenance"]["parameters"]["preset"] == "dinov3-l16"
 
 
+@pytest.mark.slow
 def test_an_explicit_shape_with_a_figure_and_its_numbers(capsys, tmp_path):
     fig = tmp_path / "f.png"
     code, _, _ = run(capsys, "mha", "--n", "64", "--d", "96", "--heads", "4", "--kv-heads", "2",
@@ -84,6 +85,7 @@ def test_multi_head_tables_give_both_laws_and_one_head_matches_the_single_head(c
                                                                 rel=1e-15)
 
 
+@pytest.mark.slow
 def test_a_report_folder_is_resumed_and_a_damaged_preset_redone(capsys, tmp_path, monkeypatch):
     from attnge import mha as module
     small = {"bert-base": module.Preset(40, 64, 2, 2, 8, "none"),

@@ -4,7 +4,7 @@ gives the single head's numbers."""
 import numpy as np
 import pytest
 
-from attnge import context, heads_draws
+from attnge import heads_draws
 from attnge import regimes as rg
 from attnge.params import Params
 from attnge.steps import limit_law, mha_output, multi_head_law
@@ -17,7 +17,6 @@ STEPS = (multi_head_law, mha_output)
 
 
 def _clear():
-    context.current().clear()
     for cached in (multi_head_law.routes, mha_output.routes, limit_law.routes,
                    outliers.edge_point):
         cached.cache_clear()
@@ -26,6 +25,9 @@ def _clear():
 
 @pytest.fixture(autouse=True)
 def fresh():
+    """The theory's caches hold nothing computed under an injected law. The draws stay in
+    the run context, shared by the tests: they read θ₁ and θ₂ only (``theory.exponential``),
+    never the law ``mh.law`` that the tests below inject."""
     _clear()
     yield
     _clear()
@@ -43,6 +45,7 @@ def moments_rows_pass(tables) -> bool:
     return bool(rows) and all(v for _, v in rows)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("step", STEPS, ids=lambda s: s.ID)
 def test_correct_code_passes_at_the_test_sizes(step):
     tables = step.check(SMALL)
@@ -58,6 +61,7 @@ def _inject(monkeypatch, change):
     monkeypatch.setattr(mh, "law", wrong)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("step", STEPS, ids=lambda s: s.ID)
 def test_one_head_in_the_law_while_sampling_two_is_caught_by_the_samples(monkeypatch, step):
     _inject(monkeypatch, lambda t1, t2, h: (t1, t2, 1))
@@ -66,6 +70,7 @@ def test_one_head_in_the_law_while_sampling_two_is_caught_by_the_samples(monkeyp
     assert not all(t.passed for t in sampled(tables))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("step", STEPS, ids=lambda s: s.ID)
 def test_theta2_dropped_from_rho_is_caught_by_the_samples(monkeypatch, step):
     _inject(monkeypatch, lambda t1, t2, h: (t1, 0 * t2, h))
@@ -74,6 +79,7 @@ def test_theta2_dropped_from_rho_is_caught_by_the_samples(monkeypatch, step):
     assert not all(t.passed for t in sampled(tables))
 
 
+@pytest.mark.slow
 def test_one_head_gives_the_numbers_of_the_single_head_step():
     params = Params(beta=1.0, y=2.0, sizes=(100, 200, 400), draws=2, heads=1)
     single = {v["quantity"]: v for t in limit_law.check(params) for v in t.values}

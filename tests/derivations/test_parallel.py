@@ -68,6 +68,7 @@ def _run(tmp_path: Path, workers: int, threads: str | None = None) -> object:
         return pickle.load(fh)
 
 
+@pytest.mark.slow
 def test_two_workers_give_the_numbers_of_one_process_bit_for_bit(tmp_path):
     pytest.importorskip("distributed")
     here, there = _run(tmp_path, 0, threads="2"), _run(tmp_path, 2)
@@ -186,6 +187,7 @@ def test_memory_bounds_the_workers(monkeypatch):
     assert parallel.processes(1) == 1
 
 
+@pytest.mark.slow
 def test_other_runnable_counts_a_busy_process():
     if parallel.other_runnable() is None:
         pytest.skip("no /proc here")

@@ -40,6 +40,7 @@ def test_a_bar_on_a_terminal():
     assert "done:" not in out.getvalue()
 
 
+@pytest.mark.slow
 def test_the_cli_reports_each_step_and_quiet_silences_it(capsys):
     from attnge import cli
 

@@ -12,12 +12,14 @@ from attnge.steps import limit_law
 DEFAULT_LAW_SIZES = (125, 250, 500, 1000, 2000)
 
 
+@pytest.mark.slow
 def test_the_defaults_are_inside_every_regime():
     reg = fits.regimes(Params(), DEFAULT_LAW_SIZES)
     assert all(reg.every.inside) and reg.clip == fits.CLIP_TOP
     assert reg.edge_cut >= Params().remove_top      # every predicted outlier above the edge
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("beta, needs", [(1.5, 2000), (2.0, 64000)])
 def test_saturating_sizes_are_outside_and_name_what_decides(beta, needs):
     """The exact mass misses theta1 by 25% (beta = 1.5) and 67% (beta = 2) at ell = 250, and
@@ -42,6 +44,7 @@ def test_both_keeps_the_largest_need():
     assert rg.both(a, rg.Regime((False, True), "c", None, 1.5)).need is None
 
 
+@pytest.mark.slow
 def test_issue_27_limit_law_at_beta_1_5_is_inconclusive_not_failed():
     """At beta = 1.5, y = 1 the bulk edge fitted to ell -> inf was 76 against E = 36.6 (FAIL):
     the sizes cannot decide, and the rows now say so and what would."""
@@ -53,6 +56,7 @@ def test_issue_27_limit_law_at_beta_1_5_is_inconclusive_not_failed():
     assert all("needs three sizes from ell >=" in " ".join(map(str, r)) for r in undecided)
 
 
+@pytest.mark.slow
 def test_issue_27_outliers_at_beta_1_5_are_inconclusive_not_failed():
     """At beta = 1.5 dozens of outliers interact and the mass is 10-25% short: the rank-one
     location lambda(a) and the Poisson count are outside their regime (they FAILed)."""
@@ -62,6 +66,7 @@ def test_issue_27_outliers_at_beta_1_5_are_inconclusive_not_failed():
     assert False not in verdicts and verdicts.count(INCONCLUSIVE) == 7     # 3 + 3 sizes, a rate
 
 
+@pytest.mark.slow
 def test_spikes_on_long_keys_are_not_isolated_at_small_d_qk():
     """beta = 1.5, y = 16: an entry above a_c expects 0.86, 0.41, 0.16, 0.06 others in its row
     and column over ell = 250 ... 2000 (d_qk = 16 ... 125); at the defaults 0.04 ... 0.002."""
@@ -115,6 +120,7 @@ def test_the_chain_means_wait_for_their_tails():
     assert exact_means.untested(2, Params(beta=3.0, y=0.25), scores=False) == [None] * 4
 
 
+@pytest.mark.slow
 def test_outliers_inside_the_edge_window_keep_the_bulk_fits_out():
     """Two heads at beta = 1, y = 1/16 (issue 27's last FAIL: the bulk's m_4 and edge
     extrapolated 4 and 6 se off at n = 125 ... 1000): 4.7, 4.8, 4.3, 3.3 entries' outliers
@@ -152,6 +158,7 @@ def test_the_window_entry_makes_its_outlier_at_the_window_by_the_other_route(hea
     assert lam == pytest.approx(edge * (1 + n ** (-2 / 3)), rel=1e-8)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("heads", [1, 2, 8])
 def test_the_window_is_found_at_the_largest_beta(heads):
     """beta = 6: E ~ e^36, where the single head's closed form g loses digits; the window's

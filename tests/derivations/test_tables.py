@@ -53,6 +53,7 @@ def test_json_shape_and_decimal_strings(table):
     assert len(row["hermite"]) == 7 and len(row["moments"]) == 6
 
 
+@pytest.mark.slow
 def test_hermite_and_thetas_by_quadrature(table):
     with mp.workdps(30):
         for row in table["rows"]:
@@ -67,6 +68,7 @@ def test_hermite_and_thetas_by_quadrature(table):
             assert close(row["noise_variance"], mp.mpf(row["theta1"]) - mp.mpf(row["theta2"]))
 
 
+@pytest.mark.slow
 def test_moments_and_edge_by_second_routes(table):
     for row in table["rows"]:
         B, Y = float(row["beta"]), float(row["y"])
@@ -97,6 +99,7 @@ def test_exact_normalizer_at_given_sizes(capsys):
         assert close(norm["Var D_ii"]["decimal"], m2 / 300 + (1 - mp.mpf(1) / 300) * m11 - mu**2)
 
 
+@pytest.mark.slow
 def test_csv_md_latex_hold_the_same_numbers(capsys, table):
     args = ["--beta", "0.5,1", "--y", "1,2", "--order", "6", "--digits", str(DIGITS)]
     rows = list(csv.DictReader(io.StringIO(run_tables(capsys, *args, "--format", "csv"))))

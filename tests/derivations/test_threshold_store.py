@@ -3,6 +3,7 @@
 import json
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -77,6 +78,7 @@ def test_any_bytes_appended_never_crash_and_never_lose_a_record(tmp_path, tail):
     audit.rejected_path(path).unlink(missing_ok=True)
 
 
+@pytest.mark.slow
 def test_the_committed_quick_sweeps_are_reproduced_within_the_stated_tolerance():
     """A fresh run of the smallest size of docs/threshold/*.jsonl (another BLAS build may
     differ in the last digits: REPRODUCIBLE_RTOL)."""

@@ -44,6 +44,7 @@ def test_resume_measures_only_what_is_missing(tmp_path, monkeypatch):
     assert sum(1 for line in lines if line.startswith(f'{{"key": "{schema}')) == 24
 
 
+@pytest.mark.slow
 def test_normalizer_threshold_is_measured_at_one():
     sweep = audit.Sweep("temperature", **SMALL)
     found = {q.name: q for q in audit.quantities(sweep, audit.run(sweep, None))}
@@ -88,6 +89,7 @@ def test_exact_slopes_far_from_the_measured_ones_fail_a_temperature_row():
                                finite=(0.52, where)).verdict
 
 
+@pytest.mark.slow
 def test_m1_follows_its_exact_mean_and_a_wrong_mean_fails(monkeypatch):
     sweep = audit.Sweep("temperature", **SMALL)
     done = audit.run(sweep, None)
@@ -115,6 +117,7 @@ def test_bad_grids_exit_2(capsys, args, name):
     assert len(err) == 1 and name in err[0]
 
 
+@pytest.mark.slow
 def test_cli_writes_table_store_and_figure(tmp_path, capsys):
     pytest.importorskip("matplotlib")
     args = ["threshold", "--mode", "order", "--grid", "0.4,0.7", "--sizes", "60,90,120",
@@ -137,6 +140,7 @@ def test_cli_writes_table_store_and_figure(tmp_path, capsys):
 ORDER = dict(grid=(0.3, 0.45, 0.6, 0.8), sizes=(120, 240, 480), draws=2)
 
 
+@pytest.mark.slow
 def test_order_frobenius_follows_its_exact_mean_and_a_wrong_mean_fails(monkeypatch):
     sweep = audit.Sweep("order", **ORDER)
     done = audit.run(sweep, None)
@@ -203,6 +207,7 @@ def test_rank_prediction_crosses_above_one_over_k_and_tends_to_it():
     assert abs(slope) < 0.01   # d log N_2/d log d -> 2 as d grows
 
 
+@pytest.mark.slow
 def test_cli_numbers_reach_the_measurement_as_numbers(capsys):
     # --y and --beta arrive as strings; the sweep stores them as floats (keys, measurements)
     assert main(["threshold", "--mode", "temperature", "--y", "2", "--grid", "0.3,0.6",

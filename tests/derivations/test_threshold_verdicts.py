@@ -87,6 +87,7 @@ def test_a_grid_short_of_an_exact_crossing_is_inconclusive_not_failed():
     assert wrong.verdict is False                    # its exact slopes still judge it
 
 
+@pytest.mark.slow
 def test_the_temperature_mode_bounds_the_sums_and_not_the_exact_means():
     """The temperature rows built from a sweep: the sums one-sided (shown '>='), m1 and sd(D)
     two-sided."""
@@ -130,6 +131,7 @@ def _readings(sweep, done) -> list[tuple[list, object]]:
     return list(zip(table.rows, table.verdicts))
 
 
+@pytest.mark.slow
 def test_the_typical_reading_governs_and_the_mean_reading_is_told_apart(one_entry):
     rows = _readings(*one_entry)
     assert all(v is not False for _, v in rows)
@@ -138,6 +140,7 @@ def test_the_typical_reading_governs_and_the_mean_reading_is_told_apart(one_entr
     assert decided and decided[0][2] == "typical governs"
 
 
+@pytest.mark.slow
 def test_readings_fail_when_the_mean_reading_is_taken_for_the_typical_one(one_entry,
                                                                         monkeypatch):
     real = modes.th.one_entry_exponents

@@ -11,6 +11,7 @@ from attnge.steps import exponential
 CHEAP = [exponential.STEP]
 
 
+@pytest.mark.slow
 def test_a_cell_records_verdicts_and_refusals():
     ok = truth.cell(0.5, 1.0, (200, 400, 800), 2, 2, steps=CHEAP)
     assert ok["steps"]["exponential"]["verdict"] == "PASS"
@@ -19,6 +20,7 @@ def test_a_cell_records_verdicts_and_refusals():
     assert step["verdict"] == "REFUSED" and "d_qk must be >" in step["reason"]
 
 
+@pytest.mark.slow
 def test_the_store_resumes_and_the_table_lists_every_step(tmp_path, monkeypatch):
     monkeypatch.setattr(truth, "STEPS", CHEAP)
     first = truth.cell
@@ -80,6 +82,7 @@ def test_a_seed_only_step_is_measured_once_per_seed():
     assert calls == [0, 1]
 
 
+@pytest.mark.slow
 def test_again_measures_named_steps_in_the_stored_cells(tmp_path, monkeypatch):
     monkeypatch.setattr(truth, "STEPS", CHEAP)
     truth.run([0.5], [1.0, 4.0], (200, 400, 800), 2, 2, tmp_path, command="test")

@@ -55,6 +55,7 @@ def _quad_cdf(nu: Law, x: float):
     return total
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["nu-gap", "output-atom", "output-steep"])
 def test_cdf_against_quadrature_of_the_density(laws, name):
     nu = laws[name]
@@ -64,6 +65,7 @@ def test_cdf_against_quadrature_of_the_density(laws, name):
         assert abs(value - _quad_cdf(nu, x)) < 1e-10, (x, value)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(CASES))
 def test_cdf_and_ppf_invert_each_other_and_the_atom_is_the_missing_mass(laws, name):
     nu = laws[name]
@@ -109,6 +111,7 @@ def test_the_surrogate_is_theta1_times_mp1(laws):
     assert nu.moment(3, exact=True) == sp.expand(5 * (sp.E - 1) ** 3)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["nu", "heads", "output-atom"])
 def test_moments_against_quadrature_of_the_density(laws, name):
     nu = laws[name]
@@ -134,6 +137,7 @@ def test_edges_against_their_second_routes(laws):
         pytest.approx(heads.edge, rel=1e-12)
 
 
+@pytest.mark.slow
 def test_stieltjes_against_quadrature(laws):
     nu = laws["heads"]
     z = np.array([[1 + 1j, 3 + 0.5j]])

@@ -110,8 +110,14 @@ def test_theta2_zero_is_scaled_mp(y):
 # --- every grid point: mass, moments, edge --------------------------------------------
 
 
-@pytest.mark.parametrize("y", YS, ids=str)
-@pytest.mark.parametrize("b", BETAS, ids=str)
+# the whole grid in the full suite (0.3-0.9 s a point); the fast tier (-m "not slow") keeps
+# one point per beta, a different y for each
+GRID = [pytest.param(b, y, id=f"{b}-{y}",
+                     marks=() if j == i % len(YS) else pytest.mark.slow)
+        for i, b in enumerate(BETAS) for j, y in enumerate(YS)]
+
+
+@pytest.mark.parametrize("b, y", GRID)
 def test_grid_mass_moments_and_edge(b, y):
     """Mass 1 and m_1..m_4 to 10 digits; the support's right end is right_edge."""
     with mp.workdps(20):
@@ -144,6 +150,7 @@ def test_support_with_a_gap_beta1_y10():
     assert len(ld.support(theta1, theta2, 2, dps=20)) == 1  # beta = 1, y = 2: no gap
 
 
+@pytest.mark.slow
 def test_narrow_gap_is_found_and_integrated():
     """beta = 1, y = 5.034: a gap of width 8.6e-7 (a scan of z'(m) misses it); the density
     vanishes inside and not next to it, and the moments over both intervals are exact."""
@@ -160,6 +167,7 @@ def test_narrow_gap_is_found_and_integrated():
     _check_moments(1, NARROW_GAP_Y, dps=16, digits=14)
 
 
+@pytest.mark.slow
 def test_near_cusp_without_a_gap():
     """beta = 1, y = 5.03, just before the gap opens: one interval, a density minimum near
     2.1442 (complex edge roots 2.1442 +- 2.6e-5 i), moments still exact."""
@@ -196,6 +204,7 @@ def test_a_wrong_law_fails_the_moment_check(monkeypatch):
 # --- Stieltjes transform against the moment series ------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("b, y", [(1, 2), (sp.Rational(1, 2), sp.Rational(1, 2))])
 @pytest.mark.parametrize("direction", [mpf(1) / 3, 0, 1])
 def test_stieltjes_matches_moment_series(b, y, direction):

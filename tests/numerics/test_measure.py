@@ -95,6 +95,7 @@ print(status("VmHWM:") - before)
 """
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/self/status")
 @pytest.mark.parametrize("d_qk", [1000, 500])
 def test_memory_guard_holds_the_real_peak_of_one_draw_within_25_percent(d_qk):

@@ -143,6 +143,7 @@ def test_issue_28_a_density_near_the_edge_is_read_from_every_root():
     assert mhl.density(edge * (1 - mpmath.mpf(10) ** -6), matrix, dps=20) > 0
 
 
+@pytest.mark.slow
 def test_issue_28_an_end_of_the_support_is_where_the_physical_root_meets_another():
     """h = 12 output law: 2.4e-13 (relative) below its lower end two spurious roots of the
     curve meet (g ≈ 38.2), closer together than the physical pair (g ≈ 11.2); the end
@@ -156,6 +157,7 @@ def test_issue_28_an_end_of_the_support_is_where_the_physical_root_meets_another
     assert mhl.density(lo * (1 + offset), law, dps=30) > 0
 
 
+@pytest.mark.slow
 def test_issue_28_a_zero_read_from_the_fast_candidates_is_checked(monkeypatch):
     """The support's scan reads zero densities from the double-precision candidates; a
     wrong zero there (injected just inside the lower end, as at beta = 235/44, y = 1/64,

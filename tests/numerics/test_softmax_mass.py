@@ -14,6 +14,7 @@ from attnge.numerics.softmax_mass import (
 from attnge.theory import threshold as th
 
 
+@pytest.mark.slow
 def test_row_mass_against_mpmath_quadrature():
     assert row_mass(1.5, 200) == pytest.approx(float(row_mass_reference(1.5, 200, 15)),
                                                rel=1e-9)

@@ -48,6 +48,7 @@ def test_chi2_expectation_matches_quadrature(d):
         assert abs(quad - mp.mpf(sp.N(exact, 40))) < mp.mpf(10) ** -25 * abs(quad)
 
 
+@pytest.mark.slow
 def test_pair_expectation_against_quadrature_in_one_dimension():
     u, r = sp.symbols("u rho")
     d = sp.Symbol("d", positive=True)

@@ -163,6 +163,7 @@ def test_order_distance_bounds_and_infinite_mean():
         th.first_omitted("k=9")
 
 
+@pytest.mark.slow
 def test_finite_size_threshold_drifts_up_to_one_over_k():
     for model in th.ORDER_MODELS:
         limit = float(th.order_threshold(th.first_omitted(model)))

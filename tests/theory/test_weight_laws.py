@@ -38,6 +38,7 @@ def test_the_gaussian_law_gives_the_normalizer_of_the_theorem():
     assert abs(got["Cov"] - sp.N(nz.row_covariance().subs(subs), 30)) < 1e-22
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(wl.LAWS))
 def test_the_first_order_is_read_from_the_fourth_moment(name):
     law = wl.LAWS[name]
@@ -71,6 +72,7 @@ def test_the_gaussian_expansions_are_the_normalizer_s(order):
     assert sp.simplify(wl.mean_expansion("gaussian", order) - nz.expansion("E D_ii", order)) == 0
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["uniform", "rademacher", "truncated-normal"])
 def test_the_variance_s_first_order_matches_the_exact_variance(name):
     ell, d = 50, 20000
