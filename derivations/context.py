@@ -28,9 +28,8 @@ class Context:
     """Where draws run (``client``: a Dask client or None; ``local_workers``: the draws that
     run at once on this machine) and the sweeps measured so far (the ``keep`` last).
 
-    A sweep is computed once even when two threads ask for it (the runner measures the
-    sweeps of later steps in the background while earlier steps are checked): the second
-    waits for the first's result."""
+    A sweep is computed once even when two threads ask for it: the second waits for the
+    first's result."""
 
     def __init__(self, keep: int = 16) -> None:
         self.client: Any = None

@@ -152,12 +152,6 @@ def _measure_output(shape: Shape, beta: float, seed: int, draw: int, stream: str
     return measure_output_draw(shape, beta, seed, draw, f"mha-{stream}", values)
 
 
-def prefetch_law(params: Params) -> None:
-    """Measure the sweeps ``multi-head-law`` reads (its ``Step.prefetch``)."""
-    law_sweep(params)
-    mqa_sweep(params)
-
-
 def output_sweep(params: Params) -> dict[str, dict[int, list]]:
     """sharing → n → the layer's draws (``draws`` at each of the three smallest n), cached
     for a run."""

@@ -25,7 +25,7 @@ import multiprocessing
 import os
 import signal
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from contextlib import contextmanager
 
 from attnge.context import current
@@ -250,25 +250,6 @@ def measured(fn: Callable, tasks: Sequence[tuple], memory: int = 0
     finally:
         _LIVE.discard(pool)
     pool.shutdown(wait=True)
-
-
-def started(fn: Callable, *args) -> Future | None:
-    """``fn(*args)`` in a worker process of its own, forked now (its draws in that process,
-    BLAS on one thread), as a future whose result travels back by pickle; None where no
-    second core is free, inside a worker, or without ``fork`` (the caller computes it then)."""
-    if processes(2) < 2:
-        return None
-    pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("fork"),
-                               initializer=_start_worker, initargs=(fn,))
-    _LIVE.add(pool)
-    future = pool.submit(_call, tuple(args))
-
-    def done(_: Future) -> None:
-        _LIVE.discard(pool)
-        pool.shutdown(wait=False)
-
-    future.add_done_callback(done)
-    return future
 
 
 def _one_threaded(fn: Callable, *args) -> object:

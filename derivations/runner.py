@@ -8,9 +8,7 @@ write them before it exits.
 
 from __future__ import annotations
 
-import contextvars
 import sys
-import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -89,7 +87,7 @@ def run(steps: list[Step], params: Params, progress=None, context: Context | Non
         with parallel.one_thread():
             _run(steps, params, progress, finished, out)
     except BaseException as err:
-        parallel.stop_all()             # the sweeps measured in the background end too
+        parallel.stop_all()             # no sweep's worker processes outlive the run
         if not isinstance(err, Exception):
             out.wall_s = time.perf_counter() - start
             err.partial_run = out
@@ -98,52 +96,7 @@ def run(steps: list[Step], params: Params, progress=None, context: Context | Non
     return out
 
 
-def _prefetch(steps: list[Step], params: Params, early: dict) -> None:
-    """Measure the steps' sweeps (``Step.prefetch``), in ledger order, in a background thread
-    while the main one derives and checks: the draws' worker processes then keep the cores
-    busy through the steps' own SymPy and mpmath work. The run context keeps each sweep once
-    (a step that asks for one being measured waits for it); an error here is the step's to
-    raise when it asks again, so it is dropped. The steps computed in processes of their own
-    (``early``) measure their sweeps there."""
-    jobs = [step.prefetch for step in steps if step.prefetch is not None
-            and step.id not in early]
-    if not jobs:
-        return
-    context = contextvars.copy_context()       # the run context and its Dask client
-
-    def measure() -> None:
-        for job in jobs:
-            try:
-                context.run(job, params)
-            except Exception:                   # raised again by the step that reads it
-                pass
-
-    threading.Thread(target=measure, name="attnge-prefetch", daemon=True).start()
-
-
-def _alone(steps: list[Step], params: Params) -> dict:
-    """step id → the future of its tables, for the steps that read no other step's sweeps
-    (``Step.alone``), each computed in a process of its own from the start where a second
-    core is free (``parallel.started``): their SymPy and mpmath work then runs beside the
-    others' draws instead of after them."""
-    out = {}
-    for step in steps:
-        future = parallel.started(_timed_check(step, params)) if step.alone else None
-        if future is not None:
-            out[step.id] = future
-    return out
-
-
-def _timed_check(step: Step, params: Params) -> Callable[[], tuple[list, float]]:
-    def timed() -> tuple[list, float]:
-        t0 = time.perf_counter()
-        return step.check(params), time.perf_counter() - t0
-    return timed
-
-
 def _run(steps: list[Step], params: Params, progress, finished, out: Run) -> None:
-    early = _alone(steps, params)       # forked before the background thread starts
-    _prefetch(steps, params, early)
     derived, derive_s = [], []
     for step in steps:      # the theory first: a failure there never follows the sampling
         t0 = time.perf_counter()
@@ -153,11 +106,9 @@ def _run(steps: list[Step], params: Params, progress, finished, out: Run) -> Non
         if progress is not None:
             progress(i, len(steps), step.id)
         t0 = time.perf_counter()
-        if step.id in early:            # its own seconds, not the wait
-            tables, seconds = early[step.id].result()
-        else:
-            tables, seconds = step.check(params), time.perf_counter() - t0
-        out.results.append(StepResult(step, derived[i], tables, derive_s[i] + seconds))
+        tables = step.check(params)
+        out.results.append(StepResult(step, derived[i], tables,
+                                      derive_s[i] + time.perf_counter() - t0))
         if finished is not None:
             finished(out.results[-1])
     if progress is not None:

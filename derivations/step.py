@@ -83,12 +83,6 @@ class Step:
     failure: str
     validate: Callable[[Params], None] = lambda params: None
     default: bool = True          # run by ``attnge verify`` without --steps or --all
-    prefetch: Callable[[Params], object] | None = None
-    """Measures the sweeps ``check`` reads (kept by the run context); the runner calls it in
-    the background while earlier steps are checked."""
-    alone: bool = False
-    """``check`` reads no sweep another step reads: the runner may compute it in a process of
-    its own from the start, beside the others."""
 
 
 def tex(expr: sp.Expr | str) -> str:

@@ -56,7 +56,6 @@ STEP = Step(
     derive=derive,
     check=check,
     validate=ledger_draws.validate,
-    prefetch=ledger_draws.chain_sweep,
     method=(chain_values.method("Y^f") +
             "||D - 1||^2 over draws against its exact finite-size mean (z-test, where "
             "d_qk > 64 b^2 so that its standard error is consistent); the norms and "

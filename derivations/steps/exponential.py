@@ -231,7 +231,6 @@ STEP = Step(
     latex=latex,
     derive=derive,
     check=check,
-    alone=True,
     validate=validate,
     method=(f"Hermite coefficients k <= {MAX_ORDER} at the run's beta and beta in "
             f"{EXTRA_BETAS} against mpmath Gauss-Legendre quadrature of E[h He_k]/k! at "

@@ -207,7 +207,6 @@ STEP = Step(
     derive=derive,
     check=check,
     validate=heads_draws.validate,
-    prefetch=heads_draws.output_sweep,
     method=("Moments by the stated free products (S-transforms) and by the Gaussian matrix "
             "model (compound free Poisson laws, free cumulants), exactly equal; the sanity "
             "values of the theory on both; right edges by walking up from the jump law and by "

@@ -202,7 +202,6 @@ STEP = Step(
     derive=derive,
     check=check,
     validate=heads_draws.validate_law,
-    prefetch=heads_draws.prefetch_law,
     method=("Moments by the stated free product (S-transforms) and by the Gaussian matrix model "
             "(free cumulants, non-crossing recursion), exactly equal, and by quadrature of the "
             "density (the physical root of the law's algebraic curve); the right edge by walking "

@@ -240,7 +240,6 @@ STEP = Step(
     latex=latex,
     derive=derive,
     check=check,
-    alone=True,
     validate=validate,
     method=("The exact moments against mpmath quadrature over the chi-square law of "
             "v = |q|^2/d_qk; the 1/d_qk expansions against the exact formulas at "

@@ -87,7 +87,6 @@ STEP = Step(
     derive=derive,
     check=check,
     validate=ledger_draws.validate_law,
-    prefetch=ledger_draws.law_sweep,
     method=(f"On the law draws ({ledger_draws.LAW_TEXT}): the gap m_2(M0) - 2 theta1^2 fitted to "
             "ell -> inf against y theta2^2, with the relative error it detects; the fitted "
             "m_2 and bulk edge against the surrogate's 2 theta1^2 and 4 theta1; m_2 against "

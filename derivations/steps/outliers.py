@@ -207,7 +207,6 @@ STEP = Step(
     derive=derive,
     check=check,
     validate=ledger_draws.validate,
-    prefetch=ledger_draws.chain_sweep,
     method=("On the shared draws: the largest entries of M0 in distinct rows and columns "
             "give predicted outliers (given their query's and key's norms), matched in order "
             "to the largest s^2; counts above "

@@ -60,11 +60,6 @@ def _sweeps(params: Params) -> list[tuple[audit.Sweep, dict]]:
     return out
 
 
-def prefetch(params: Params) -> None:
-    """Measure the quick sweeps (the step's ``Step.prefetch``)."""
-    _sweeps(params)
-
-
 def check(params: Params) -> list[Table]:
     tables = []
     for sweep, done in _sweeps(params):
@@ -97,9 +92,7 @@ STEP = Step(
     latex=latex,
     derive=derive,
     check=check,
-    alone=True,
     validate=validate,
-    prefetch=prefetch,
     method=("Quick sweeps (temperature: c in 0.2..1.2, ell = 250..1000, 3 draws, its own "
             "scores per c; one-entry: c = 0.3, 0.4, 0.5, ell = 250..1000, 16 draws; order: "
             "alpha in 0.2..0.9, ell = 250..1000, beta = 0.35, 2 draws; seeded by the run's "
