@@ -11,7 +11,8 @@ import pytest
 from attnge import context, truth
 from attnge.numerics import softmax_mass
 
-SLOW_DOCTESTS = {"docs/reference/tutorial.rst::tutorial.rst"}   # 4 s: laws, samples, a verify
+SLOW_DOCTESTS = {"docs/reference/tutorial.rst::tutorial.rst",      # 4 s: laws, samples, a verify
+                 "derivations/variants.py::derivations.variants.check"}  # 1 s: a variant run
 
 
 def pytest_collection_modifyitems(config, items):

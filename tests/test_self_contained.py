@@ -6,6 +6,8 @@ The forbidden names are assembled from parts, so that this file does not cite th
 import re
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).parents[1]
 MATH = ROOT / "docs/math.md"                     # the account every citation points to
 OUTSIDE = ("../" + "shared", "design" + ".md")   # the reference files outside the repository
@@ -20,6 +22,7 @@ def files():
             yield path
 
 
+@pytest.mark.slow
 def test_no_path_outside_the_repository_and_every_cited_section_exists():
     sections = set(re.findall(r"^## (\d+)\.", MATH.read_text(encoding="utf-8"), re.M))
     citation = re.compile(r"([\w./]*)" + re.escape(MATH.name) + r"(?: §(\d+))?")

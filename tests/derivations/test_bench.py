@@ -28,6 +28,7 @@ def test_bad_sizes_exit_2(capsys):
     assert "ell must be an integer >= 10" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_the_floor_is_below_the_pipeline():
     row = bench.bench([120], 1)[0]
     assert row.floor_s < row.pipeline_s

@@ -31,6 +31,7 @@ def test_hermite_coefficient_with_the_wrong_factorial(monkeypatch):
     assert failed and all("Hermite of g" in row[1] for _, row in failed)
 
 
+@pytest.mark.slow
 def test_wrong_theta1_fails_quadrature_and_samples(monkeypatch):
     monkeypatch.setattr(ex, "theta1", lambda: sp.exp(beta**2) - 1 + beta**4 / 100)
     assert not exponential.theta_table(Params()).passed

@@ -237,6 +237,7 @@ def test_json_through_a_symlink_to_dash_and_to_dev_stdout(tmp_path, capfd):
     assert Path("/dev/stdout").is_symlink() or not Path("/dev/stdout").is_file()
 
 
+@pytest.mark.slow
 def test_json_to_a_pipe_of_the_process_is_written_through():
     """/dev/fd/N, what a shell's >(...) passes: streamed, not replaced."""
     import threading

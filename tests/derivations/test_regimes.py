@@ -29,6 +29,7 @@ def test_saturating_sizes_are_outside_and_name_what_decides(beta, needs):
     assert f"from ell >= {needs}" in mass.need_text
 
 
+@pytest.mark.slow
 def test_growing_outliers_put_the_full_spectrum_outside():
     """beta = 1.5: 24, 40, 63 outliers expected at ell = 250, 500, 1000, and growing."""
     counts = [rg.expected_outliers(1.5, 1.0, ell) for ell in (250, 500, 1000)]
@@ -111,6 +112,7 @@ def test_the_edge_cut_is_a_tenth_of_the_smallest_size():
     assert rg.bulk(1.0, 1 / 16, (62, 125, 250, 500, 1000), 3, 2)[0].inside[1]   # 20%: inside
 
 
+@pytest.mark.slow
 def test_the_chain_means_wait_for_their_tails():
     """beta = 3, y = 1/4: the draws at ell = 1000 hold 0.003 of the 1000 scores beyond the
     point that carries E f(S)^2, and m_1(Y) fell 75% short of its exact mean (z = -4.7)."""

@@ -15,6 +15,7 @@ class Interrupted(Exception):
     """Stands for a kill in the middle of a sweep."""
 
 
+@pytest.mark.slow
 def test_resume_measures_only_what_is_missing(tmp_path, monkeypatch):
     sweep = audit.Sweep("temperature", **SMALL)
     calls = []

@@ -132,6 +132,7 @@ def test_reproducible():
         np.testing.assert_array_equal(a[key], b[key])
 
 
+@pytest.mark.slow
 def test_lin_models_share_G():
     """‖Y^lin_Q − Y^lin_f‖_F/‖Y^lin_f‖_F at β = 1, ℓ = d_qk = 400.
 

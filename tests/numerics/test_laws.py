@@ -78,6 +78,7 @@ def test_cdf_and_ppf_invert_each_other_and_the_atom_is_the_missing_mass(laws, na
     assert np.abs(nu.ppf(nu.cdf(xs)) - xs).max() < 1e-9 * nu.edge
 
 
+@pytest.mark.slow
 def test_a_hard_edge_steeper_than_mp_gets_its_own_substitution(laws):
     """The output law at gamma's of one: f ~ x^(-2/3) at 0 (three MP_1 factors), k = 3."""
     nu = laws["output-steep"]
@@ -87,6 +88,7 @@ def test_a_hard_edge_steeper_than_mp_gets_its_own_substitution(laws):
     assert [piece[2] for piece in laws["nu"]._pieces] == [2]
 
 
+@pytest.mark.slow
 def test_the_conventions_of_scipy_stats(laws):
     nu = laws["output-atom"]
     assert nu.support().atoms[0].location == 0.0 and nu.support().atoms[0].mass == 0.5

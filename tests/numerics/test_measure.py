@@ -33,6 +33,7 @@ def test_top_singular_value_by_power_iteration_or_lanczos(monkeypatch):
     assert abs(law_draws.top_singular_value(A) / exact - 1) < 1e-14
 
 
+@pytest.mark.slow
 def test_the_engine_measures_what_the_models_of_chain_models_give():
     """measure_draw builds the models one at a time, roots before G, Grams overwritten in
     place; chain_models builds them all at once. Same draw, same numbers (1e-10), with the

@@ -49,6 +49,7 @@ def test_the_two_edge_routes_agree_to_twenty_five_digits(kind, sharing):
     assert abs(a - b) <= abs(a) * mpmath.mpf(10) ** -25
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind, sharing", [("attention", "none"), ("output", "kv")])
 def test_the_density_carries_the_exact_moments(kind, sharing):
     stated, matrix = laws(kind, sharing)
@@ -107,6 +108,7 @@ def test_more_heads_need_a_larger_entry_and_place_it_above_the_edge():
         mhl.outlier_location(law, 2, 0.99 * thresholds[1], 15)
 
 
+@pytest.mark.slow
 def test_a_planted_entry_in_the_gaussian_model_of_two_heads_sits_where_predicted():
     """Second route: the n x 2n Gaussian model [Y_1 Y_2]/sqrt(2), Y_r = (sqrt(theta2) S_r +
     sqrt(theta1 - theta2) G_r)/sqrt(n), with an entry a planted in Y_1 (measured at n = 1000,
@@ -131,6 +133,7 @@ def test_a_planted_entry_in_the_gaussian_model_of_two_heads_sits_where_predicted
     assert predicted > 1.1 * float(mhl.right_edge(law, 15))  # an outlier, not the edge
 
 
+@pytest.mark.slow
 def test_issue_28_a_density_near_the_edge_is_read_from_every_root():
     """beta = 1, y = 53, one head's output law: just inside the edge the physical root is
     not among the double-precision candidates, and every root must decide (else the density

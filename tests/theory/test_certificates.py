@@ -78,6 +78,7 @@ def test_positive_needs_every_coefficient():
     assert not ce.positive(t - 1) and not ce.positive(sp.Integer(0)) and ce.positive(t**2)
 
 
+@pytest.mark.slow
 def test_ratio_bound_is_below_the_ratio_and_grows_to_the_edge():
     from attnge.numerics.limit_density import right_edge
 

@@ -21,6 +21,7 @@ def test_the_presets_start_where_their_init_puts_them():
     assert mha.initial_beta("gpt2", "0.5") == sp.Rational(1, 2)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", [n for n, p in mha.PRESETS.items() if p.init is not None])
 def test_the_closed_form_is_the_sampled_scores(name):
     p = mha.PRESETS[name]

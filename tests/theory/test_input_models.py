@@ -11,6 +11,7 @@ from attnge.theory import input_models as im
 T1, T2, Y, V, B = sp.symbols("theta1 theta2 y v beta", positive=True)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(im.MODELS))
 def test_free_probability_and_the_second_route_agree(name):
     a = im.moments(name, V, T1, T2, Y, B)

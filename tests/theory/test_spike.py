@@ -1,5 +1,6 @@
 """The spike of Σ_f − Σ_G and the pieces of its square-root difference, exactly."""
 
+import pytest
 import sympy as sp
 
 from attnge.theory import exponential as ex
@@ -18,6 +19,7 @@ def test_scalar_identity_integrates_to_the_root_difference():
     assert sp.simplify(spike.scalar_identity() - (sp.sqrt(lam + s) - sp.sqrt(lam))) == 0
 
 
+@pytest.mark.slow
 def test_mp_jacobi_gives_the_narayana_moments():
     """e₀ᵀJᵏe₀ of the truncated Jacobi matrix (N = 6 holds orders < 2N) = E xᵏ of MP_y."""
     n = 6

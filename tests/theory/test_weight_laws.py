@@ -21,6 +21,16 @@ def test_every_law_has_unit_variance_and_its_fourth_cumulant():
         float(truncnorm.stats(-2, 2, moments="k")), rel=1e-12)
 
 
+def test_the_truncated_normals_scale_by_parts_is_sympys_integral():
+    z = sp.Symbol("z", real=True)
+    phi = sp.exp(-z**2 / 2)
+    mass = sp.integrate(phi, (z, -wl.TRUNCATION, wl.TRUNCATION))
+    second = sp.integrate(z**2 * phi, (z, -wl.TRUNCATION, wl.TRUNCATION))
+    assert wl.truncated_sd() == sp.sqrt(sp.simplify(second / mass))
+    assert float(wl.truncated_sd()) == pytest.approx(float(truncnorm.std(-2, 2)), rel=1e-14)
+
+
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["gaussian", "uniform", "rademacher"])
 def test_closed_forms_and_quadrature_agree(name):
     a = wl.normalizer_moments(name, 1, 100, 50, 25, "sympy")
@@ -63,6 +73,7 @@ def test_bad_names_are_refused_in_one_line():
         wl.law_named("laplace")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("order", [0, 1, 2])
 def test_the_gaussian_expansions_are_the_normalizer_s(order):
     """From the law's moments alone against theory.normalizer's expansion of its closed forms
