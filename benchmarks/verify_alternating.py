@@ -41,6 +41,11 @@ def _verdicts(path: Path) -> dict:
             for s in document["steps"]}
 
 
+def _split(path: Path) -> dict:
+    """step → its wall time in the run (the theory's derivation and its checks)."""
+    return {s["id"]: s["wall_s"] for s in json.loads(path.read_text())["steps"]}
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0], allow_abbrev=False)
     p.add_argument("--baseline", required=True, help="the baseline's attnge executable")
@@ -50,11 +55,13 @@ def main() -> None:
     here = shutil.which("attnge")
     folder = Path(tempfile.mkdtemp())
     times = {"baseline": [], "this": []}
+    split = {"baseline": [], "this": []}
     same = True
     for r in range(args.rounds):
         for name, exe in (("baseline", args.baseline), ("this", here)):
             seconds = _run(exe, folder / f"{name}-{r}.json")
             times[name].append(round(seconds, 1))
+            split[name].append(_split(folder / f"{name}-{r}.json"))
             print(f"round {r + 1}: {name} {seconds:.1f} s", file=sys.stderr, flush=True)
         a, b = _verdicts(folder / f"baseline-{r}.json"), _verdicts(folder / f"this-{r}.json")
         for step in a:
@@ -72,6 +79,8 @@ def main() -> None:
     result = {"command": "attnge --quiet verify --json F", "rounds": args.rounds,
               "seconds": times, "ratio": round(ratio, 3),
               "same_verdicts_and_detectable": same,
+              "steps_s": {step: {name: round(sum(d[step] for d in split[name]) / args.rounds, 1)
+                                 for name in split} for step in split["this"][0]},
               "date": time.strftime("%Y-%m-%d")}
     print(json.dumps(result, indent=2))
     if args.json:

@@ -16,6 +16,12 @@ the ℓ → ∞ value fitted from the sizes (``stats.extrapolate``) against the 
 statistic is put on the normal scale (``stats.normal_equivalent``) and passes when
 |z| ≤ 4; it reports ``detectable`` = t₄·se/|predicted|, the smallest relative error of the
 prediction it would detect (t₄: the T quantile with the two-sided tail of |z| = 4).
+
+A value row that exists to reject a rival (``Rival``: the value a wrong theory gives, as
+the i.i.d. surrogate's gap 0 or an outlier at the bulk edge) passes only with the power to
+reject it: its absolute detectable error t₄·se at most ``RIVAL_SHARE`` of the distance
+|predicted − rival|. With less, an agreeing row is INCONCLUSIVE and names the draws that
+would give it that power (se shrinks as 1/√draws).
 """
 
 from __future__ import annotations
@@ -39,6 +45,27 @@ SANITY = "code sanity check: holds by algebra on any draw, not evidence for the 
 Z_MAX = 5.0
 RATE_Z = 4.0
 VALUE_Z = 4.0
+RIVAL_SHARE = 0.5         # a PASS rules out its rival: detectable error <= half the distance
+
+
+@dataclass(frozen=True)
+class Rival:
+    """What a wrong theory predicts for a value row: ``value``, called ``name``."""
+
+    value: float
+    name: str
+
+    def power(self, width: float, predicted: float) -> tuple[bool, str]:
+        """Whether a row detecting ``width`` (absolute) rules this rival out, and, where it
+        does not, what would: ``width`` ≤ ``RIVAL_SHARE`` |predicted − value|."""
+        allowed = RIVAL_SHARE * abs(predicted - self.value)
+        if width <= allowed:
+            return True, ""
+        factor = (width / allowed) ** 2 if allowed > 0 else math.inf
+        more = (f"about {math.ceil(factor)}x the draws" if math.isfinite(factor)
+                else "another prediction")
+        return False, (f"cannot rule out {self.name} ({fmt(self.value, 6)}): detects "
+                       f"±{width:.3g}, needs at most {allowed:.3g}; {more} would")
 
 
 def mean_se(values: np.ndarray) -> tuple[float, float]:
@@ -86,6 +113,7 @@ class Extrapolation:
     powers: tuple[float, ...]
     judged: bool = True
     scale: float | None = None
+    rival: Rival | None = None
 
 
 def rate_row(table: Table, label: str, params: Params, values: list[np.ndarray],
@@ -282,15 +310,23 @@ def z_value(table: Table, row: list, label: str, estimate: Estimate, expected: f
 
 
 def z_combined(table: Table, row: list, label: str, zs: list[float],
-               relative_se: list[float]) -> None:
+               relative_se: list[float], rival: Rival | None = None) -> None:
     """The Stouffer combination Σz/√n of the sizes' z, and what it detects: a relative
-    error δ shared by the sizes moves it by δ Σ(1/rse_k)/√n, so δ = Z_MAX √n / Σ 1/rse_k."""
+    error δ shared by the sizes moves it by δ Σ(1/rse_k)/√n, so δ = Z_MAX √n / Σ 1/rse_k.
+    ``rival``: a relative deviation a wrong theory gives (−1: nothing where something is
+    predicted), which an agreeing row must have the power to reject (``Rival.power``)."""
     combined = stouffer(zs)
     det = Z_MAX * len(zs) ** 0.5 / sum(1 / r for r in relative_se)
     ok = abs(combined) <= Z_MAX
-    table.add(row + [f"{combined:.3g} (combined)", f"{100 * det:.2g}%"], ok)
+    verdict, shown, extra = ok, f"{combined:.3g} (combined)", {}
+    if rival is not None:
+        power, why = rival.power(det, 0.0)
+        extra = {"rival": rival.value, "rival_name": rival.name, "rules_out_rival": power}
+        if ok and not power:
+            verdict, shown = INCONCLUSIVE, f"{shown}; {why}"
+    table.add(row + [shown, f"{100 * det:.2g}%"], verdict)
     table.values.append({"quantity": f"{label}, all sizes combined", "z": combined,
-                         "detectable": det, "passed": ok})
+                         "detectable": det, "passed": verdict, **extra})
 
 
 def z_rows(table: Table, label: str, sizes: list[int], values: list[np.ndarray],
@@ -368,21 +404,31 @@ def value_table(title: str) -> Table:
 
 
 def value_row(table: Table, label: str, measured: Estimate, predicted: float, how: str,
-              judged: bool = True, scale: float | None = None) -> dict:
+              judged: bool = True, scale: float | None = None,
+              rival: Rival | None = None) -> dict:
     """Judge ``measured`` (its mean ± se, with its dof) against ``predicted``.
 
     ``scale``: what ``detectable`` is relative to (default |predicted|; give it when the
-    prediction is 0, e.g. a difference whose size is that of another quantity).
+    prediction is 0, e.g. a difference whose size is that of another quantity). ``rival``:
+    the value this row exists to reject; an agreeing row without the power to reject it
+    is INCONCLUSIVE (``Rival.power``).
     """
     estimate, se, dof = measured.mean, measured.se, measured.dof
     z = stats.normal_equivalent((estimate - predicted) / se, dof)
     det = detectable(se, dof, predicted if scale is None else scale, VALUE_Z)
     ok = abs(z) <= VALUE_Z
+    verdict = ok if judged else None
+    value = {}
+    if rival is not None:
+        power, why = rival.power(stats.t_critical(VALUE_Z, dof) * se, predicted)
+        value = {"rival": rival.value, "rival_name": rival.name, "rules_out_rival": power}
+        if judged and ok and not power:
+            verdict, how = INCONCLUSIVE, f"{how}; {why}"
     table.add([label, pm(estimate, se), fmt(predicted, 8), fmt(z, 3), how,
-               f"{100 * det:.2g}%"], ok if judged else None)
+               f"{100 * det:.2g}%"], verdict)
     value = {"quantity": label, "estimate": estimate, "se": se, "dof": dof,
              "predicted": predicted, "z": z, "how": how, "detectable": det,
-             "passed": ok if judged else None}
+             "passed": verdict, **value}
     table.values.append(value)
     return value
 
@@ -432,7 +478,7 @@ def limit_row(table: Table, label: str, sizes, values: list[np.ndarray],
         return None
     limit = extrapolated(sizes, values, target.powers)
     value_row(table, label, Estimate(limit.value, limit.se, limit.dof), predicted, fit_text(limit),
-              target.judged, target.scale)
+              target.judged, target.scale, target.rival)
     return limit
 
 

@@ -17,7 +17,7 @@ from attnge import ledger, parallel
 from attnge.context import Context, running
 from attnge.params import DEFAULT_SIZES, Params
 from attnge.provenance import provenance
-from attnge.step import Step, Table, tex
+from attnge.step import INCONCLUSIVE, Step, Table, tex
 
 
 @dataclass
@@ -30,6 +30,27 @@ class StepResult:
     @property
     def passed(self) -> bool:
         return all(t.passed for t in self.tables)
+
+    @property
+    def rival_ruled_out(self) -> bool | None:
+        """Whether the value rows that name a rival (``evidence.Rival``) all passed and ruled
+        it out; None for a step without such rows."""
+        rows = [v for t in self.tables for v in t.values if "rival" in v]
+        if not rows:
+            return None
+        return all(v["passed"] is True and v["rules_out_rival"] for v in rows)
+
+    @property
+    def verdict(self) -> str:
+        """FAIL (a check fails), INCONCLUSIVE (none fails, but the step's rival is not ruled
+        out, or no check passed while some could not decide) or PASS."""
+        if not self.passed:
+            return "FAIL"
+        verdicts = [v for t in self.tables for v in t.verdicts]
+        if self.rival_ruled_out is False or (
+                True not in verdicts and INCONCLUSIVE in verdicts):
+            return INCONCLUSIVE
+        return "PASS"
 
 
 @dataclass

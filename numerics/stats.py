@@ -247,17 +247,22 @@ class Limit:
     chi2: float
     fit_dof: int
     powers: tuple[float, ...]
+    log_powers: tuple[float, ...] = ()
 
 
-def extrapolate(sizes, means, variances, dofs, powers: tuple[float, ...] = (1.0,)) -> Limit:
-    """Weighted least squares of m(ℓ) = m∞ + Σ_k b_k ℓ^{−p_k} over the sizes.
+def extrapolate(sizes, means, variances, dofs, powers: tuple[float, ...] = (1.0,),
+                log_powers: tuple[float, ...] = ()) -> Limit:
+    """Weighted least squares of m(ℓ) = m∞ + Σ_k b_k ℓ^{−p_k} + Σ_k c_k ℓ^{−q_k} log ℓ over
+    the sizes.
 
     Parameters
     ----------
-    sizes : the ℓ; at least len(powers) + 1 of them.
+    sizes : the ℓ; at least len(powers) + len(log_powers) + 1 of them.
     means, variances : per size, the mean over draws and the variance of that mean.
     dofs : per size, the degrees of freedom of that variance (draws − 1, or ∞).
     powers : the exponents p_k of the finite-size terms.
+    log_powers : the exponents q_k of finite-size terms ℓ^{−q_k} log ℓ (a harmonic number
+        H_ℓ = log ℓ + γ + O(1/ℓ) over ℓ, as a causal mask's row lengths 1..ℓ give).
 
     Notes
     -----
@@ -268,12 +273,14 @@ def extrapolate(sizes, means, variances, dofs, powers: tuple[float, ...] = (1.0,
     x = np.asarray(sizes, dtype=float)
     m = np.asarray(means, dtype=float)
     var = np.asarray(variances, dtype=float)
-    if x.size < len(powers) + 1:
-        raise ValueError(f"sizes must hold at least {len(powers) + 1} values to fit "
-                         f"{len(powers)} finite-size terms (got {x.size})")
+    terms = len(powers) + len(log_powers)
+    if x.size < terms + 1:
+        raise ValueError(f"sizes must hold at least {terms + 1} values to fit "
+                         f"{terms} finite-size terms (got {x.size})")
     if np.any(var <= 0):
         raise ValueError("variances must be positive (every size needs a standard error)")
-    X = np.column_stack([np.ones_like(x)] + [x ** -p for p in powers])
+    X = np.column_stack([np.ones_like(x)] + [x ** -p for p in powers]
+                        + [x ** -q * np.log(x) for q in log_powers])
     w = 1 / var
     root = np.sqrt(w)
     coef = np.linalg.lstsq(X * root[:, None], m * root, rcond=None)[0]
@@ -286,4 +293,4 @@ def extrapolate(sizes, means, variances, dofs, powers: tuple[float, ...] = (1.0,
     nu = np.asarray(dofs, dtype=float)
     dof = float(np.sum(a) ** 2 / np.sum(a**2 / nu)) if np.all(np.isfinite(nu)) else math.inf
     return Limit(float(coef[0]), float(math.sqrt(np.sum(a) * inflate)), dof, chi2, fit_dof,
-                 tuple(powers))
+                 tuple(powers), tuple(log_powers))

@@ -9,7 +9,7 @@ import numpy as np
 
 from attnge.output.files import write_atomic
 from attnge.runner import Run, StepResult
-from attnge.step import Cell, Table, verdict_text
+from attnge.step import INCONCLUSIVE, Cell, Table, verdict_text
 
 
 def cell(value: Cell) -> str:
@@ -40,7 +40,7 @@ def markdown_table(table: Table) -> str:
 
 def markdown_step(result: StepResult, figure: str | None = None) -> str:
     step = result.step
-    verdict = "PASS" if result.passed else "FAIL"
+    verdict = result.verdict
     parts = [f"## {step.id}: {step.title} — {verdict}", "",
              f"Claim: {step.claim}", "", f"$$ {step.latex()} $$", "",
              "Derived (SymPy):", ""]
@@ -102,14 +102,30 @@ def write_report(run: Run, folder: str | Path) -> Path:
     return folder / "report.md"
 
 
+def rivals(run: Run) -> tuple[list[str], list[str]]:
+    """The steps with value rows that name a rival (``evidence.Rival``), and those among them
+    that ruled it out (``StepResult.rival_ruled_out``)."""
+    named = [r for r in run.results if r.rival_ruled_out is not None]
+    return [r.step.id for r in named], [r.step.id for r in named if r.rival_ruled_out]
+
+
 def summary(run: Run) -> str:
     failed = [r.step.id for r in run.results if not r.passed]
+    undecided = [r.step.id for r in run.results if r.verdict == INCONCLUSIVE]
     n = len(run.results)
-    line = f"attnge verify: {n} step{'s' * (n != 1)}, {n - len(failed)} passed, " \
-           f"{len(failed)} failed"
+    line = f"attnge verify: {n} step{'s' * (n != 1)}, " \
+           f"{n - len(failed) - len(undecided)} passed, " \
+           + (f"{len(undecided)} inconclusive ({', '.join(undecided)}), " if undecided else "") \
+           + f"{len(failed)} failed"
     line += f" ({', '.join(failed)})" if failed else ""
     open_rows = sum(t.inconclusive for r in run.results for t in r.tables)
     line += f"; {open_rows} check{'s' * (open_rows != 1)} inconclusive" if open_rows else ""
+    named, ruled_out = rivals(run)
+    if named:
+        one = len(named) == 1
+        line += (f"; {len(ruled_out)} of the {len(named)} step{'' if one else 's'} that "
+                 f"name{'s' if one else ''} a rival ruled it out "
+                 f"({', '.join(ruled_out) or 'none'})")
     if not getattr(run, "complete", True):
         line += f"; INCOMPLETE: interrupted before {', '.join(run.not_run)}"
     return line
@@ -127,7 +143,7 @@ def as_json(run: Run) -> dict:
             "id": r.step.id, "title": r.step.title, "claim": r.step.claim,
             "latex": r.step.latex(), "derived": r.derived,
             "method": r.step.method, "failure": r.step.failure,
-            "passed": r.passed, "wall_s": round(r.wall_s, 3),
+            "passed": r.passed, "verdict": r.verdict, "wall_s": round(r.wall_s, 3),
             "tables": [{"title": t.title, "note": t.note, "columns": t.columns,
                         "rows": [[cell(c) for c in row] for row in t.rows],
                         "series": t.series, "values": t.values,

@@ -82,9 +82,10 @@ def sharpest(result: StepResult) -> float | None:
 
 
 def step_line(result: StepResult, width: int = 18) -> str:
-    """``id  PASS  12/14 passed, 2 inconclusive  detects 0.51%  3.2 s``."""
+    """``id  PASS  12/14 passed, 2 inconclusive  detects 0.51%  3.2 s`` (INC: the step is
+    INCONCLUSIVE, ``StepResult.verdict``)."""
     passed, open_, total = _checks(result)
-    verdict = "PASS" if result.passed else "FAIL"
+    verdict = "INC" if result.verdict == INCONCLUSIVE else result.verdict
     counts = f"{passed}/{total} passed" + (f", {open_} inconclusive" if open_ else "")
     det = sharpest(result)
     detects = "" if det is None else f"detects {det:.2g}".replace("e-0", "e-") \
@@ -105,7 +106,7 @@ def failing(table: Table) -> Table:
 def verbose_step(result: StepResult) -> str:
     """Everything a step printed before: claim, derivations (Unicode), method, tables."""
     step = result.step
-    parts = [f"{step.id}: {step.title} — {'PASS' if result.passed else 'FAIL'}", "",
+    parts = [f"{step.id}: {step.title} — {result.verdict}", "",
              f"Claim: {step.claim}", f"        {unicode_math(step.latex())}", "",
              "Derived (SymPy):"]
     parts += [f"  {name}: {unicode_math(latex)}" for name, latex in result.derived.items()]

@@ -35,6 +35,7 @@ ID = "outliers"
 MARGIN = 5.0            # outliers counted above E(1 + MARGIN ℓ^{−2/3}): beyond the edge's
 LOCATION_TOL = 0.05     # Tracy–Widom fluctuations
 PROJECTION = (10**4, 10**5, 10**6, 10**7)
+LOCATED = 8             # outliers to locate for a pooled location with a standard error
 BETA_FACTORS = (0.75, 1.0, 1.25)
 
 
@@ -81,7 +82,7 @@ def location_table(sw: ev.Sweep, params: Params, E: float) -> Table:
                   ["ell", "outliers", "example (observed / predicted)",
                    "mean relative error ± se", "max |relative error|", "detectable"])
     reg = regime(params, sorted(sw))
-    pooled = []
+    pooled, at_edge = [], []     # relative errors, and those of an outlier at the edge E
     for (ell, draws), inside in zip(sorted(sw.items()), reg.inside):
         if not inside:
             _undecided(table, ell, reg, len(table.columns))
@@ -93,6 +94,7 @@ def location_table(sw: ev.Sweep, params: Params, E: float) -> Table:
             predicted = [p for p in predicted if p is not None and p > level(ell, E)]
             observed = m.spectra["M0"][:len(predicted)]
             errors += list(observed / np.array(predicted) - 1)
+            at_edge += list(E / np.array(predicted) - 1)
             if predicted and not example:
                 example = f"{observed[0]:.4g} / {predicted[0]:.4g}"
         pooled += errors
@@ -101,14 +103,32 @@ def location_table(sw: ev.Sweep, params: Params, E: float) -> Table:
             continue
         _location_row(table, ell, errors, example)
     if pooled:
-        _location_row(table, "all", pooled, "")
+        _location_row(table, "all", pooled, "",
+                      ev.Rival(float(np.mean(at_edge)), "outliers at the bulk edge E"))
+    elif any(reg.inside):
+        per_draw = sum(expected_entries_above(th.entry_for_location(level(ell, E), params.beta,
+                                                                    params.y),
+                                              ell, params.d_qk(ell), params.beta)
+                       for ell, inside in zip(sorted(sw), reg.inside) if inside)
+        need = (f"about {math.ceil(LOCATED / per_draw)} draws per size would give {LOCATED}"
+                if per_draw > 0 else "no outlier is expected at these sizes")
+        table.add(["all", 0, "", "", "", f"no predicted outlier above the level in these "
+                   f"draws: nothing tells the outliers from the bulk edge; {need}"],
+                  INCONCLUSIVE)
+        table.values.append({"quantity": "outlier location, mean relative error, all sizes",
+                             "passed": INCONCLUSIVE, "rival": None,
+                             "rival_name": "outliers at the bulk edge E",
+                             "rules_out_rival": False})
     return table
 
 
-def _location_row(table: Table, ell, errors: list[float], example: str) -> None:
+def _location_row(table: Table, ell, errors: list[float], example: str,
+                  rival: ev.Rival | None = None) -> None:
     """Mean relative error of the locations, judged within max(t se, LOCATION_TOL) of 0, t the
     two-sided 4-sigma point of Student's t with n - 1 dof (one outlier's own error spreads by
-    6-9% at these sizes, so a handful of them gives no reliable se; one gives none)."""
+    6-9% at these sizes, so a handful of them gives no reliable se; one gives none).
+    ``rival``: the mean relative error of outliers sitting at the bulk edge instead, which
+    the pooled row must have the power to reject (``evidence.Rival.power``)."""
     n = len(errors)
     mean, se = ev.mean_se(np.array(errors))
     where = "all sizes" if ell == "all" else f"ell = {ell}"
@@ -118,11 +138,17 @@ def _location_row(table: Table, ell, errors: list[float], example: str) -> None:
         return
     detectable = max(ev.detectable(se, n - 1, 1.0, ev.VALUE_Z), LOCATION_TOL)
     ok = abs(mean) <= detectable
+    verdict, shown, extra = ok, f"{100 * detectable:.2g}%", {}
+    if rival is not None:
+        power, why = rival.power(detectable, 0.0)
+        extra = {"rival": rival.value, "rival_name": rival.name, "rules_out_rival": power}
+        if ok and not power:
+            verdict, shown = INCONCLUSIVE, f"{shown}; {why}"
     table.add([ell, n, example, ev.pm(mean, se),
-               ev.fmt(float(np.max(np.abs(errors))), 3), f"{100 * detectable:.2g}%"], ok)
+               ev.fmt(float(np.max(np.abs(errors))), 3), shown], verdict)
     table.values.append({"quantity": f"outlier location, mean relative error, {where}",
                          "estimate": mean, "se": se, "predicted": 0.0,
-                         "detectable": detectable, "passed": ok})
+                         "detectable": detectable, "passed": verdict, **extra})
 
 
 def count_table(sw: ev.Sweep, params: Params, E: float) -> Table:
@@ -211,7 +237,11 @@ STEP = Step(
             "give predicted outliers (given their query's and key's norms), matched in order "
             "to the largest s^2; counts above "
             "E(1 + 5 ell^-2/3) against the expected number (exact finite-d_qk score tail, "
-            "Poisson z); the expected count against ell and b; the outliers' share of m_2."),
+            "Poisson z); the expected count against ell and b; the outliers' share of m_2. "
+            "The pooled location passes only with the power to reject its rival, outliers "
+            f"at the bulk edge E (what it detects at most {ev.RIVAL_SHARE:g} of the distance "
+            "to it), and draws without a predicted outlier are INCONCLUSIVE; either names the "
+            "draws that would decide."),
     failure=("a mean relative location error beyond max(t se, 5 %) (t: Student's, n - 1 dof, "
              "4 sigma), a count more than 5 "
              "Poisson standard errors from its expectation, or the outliers' share of m_2 decaying "

@@ -217,7 +217,8 @@ class Quantity:
         PASS when it lies within and the measured uncertainty is at most ``DECISIVE``;
         INCONCLUSIVE when it lies within a wider one. Where no crossing is measured: with
         ``crossing_required``, INCONCLUSIVE if the target lies off the grid where the
-        slopes put the crossing, else FAIL; otherwise, where only one of the measured and
+        slopes put the crossing or no slope past it has a sign known at its t-width
+        (``SIGN_Z``), else FAIL; otherwise, where only one of the measured and
         predicted thresholds exists, the slopes decide; where neither the exact mean nor
         the samples cross on the grid, INCONCLUSIVE where the exact slopes agree. With
         ``lower_bound`` only a crossing farther than that below the target FAILs, and no
@@ -232,7 +233,10 @@ class Quantity:
                 return False
             return True if self.uncertainty <= DECISIVE else INCONCLUSIVE
         if target is not None and self.crossing_required:   # no crossing measured
-            return INCONCLUSIVE if agree and self._off_grid(target) else False
+            if not agree:
+                return False
+            return INCONCLUSIVE if self._off_grid(target) or not self._contradicted(target) \
+                else False
         if target is None and self.finite is not None and self.measured is None and exact:
             return INCONCLUSIVE if agree else False   # neither the exact mean nor the
             #                                           samples cross on this grid
@@ -253,11 +257,46 @@ class Quantity:
             return self.lower_bound or after(target, last)
         return after(first, target)
 
+    def _signs_past(self, target: float) -> list[tuple[float, stats.Rate]]:
+        """The grid values on the side of ``target`` where no crossing was measured, with
+        their slopes: past it (by more than the prediction's own error) when every slope is
+        negative, where a crossing at the target makes them non-negative; before it
+        otherwise, where they must be negative."""
+        err = self.prediction_error
+        negative = all(r.slope < 0 for r in self.slopes)
+        sign = 1 if self.upward == negative else -1
+        return [(v, r) for v, r in zip(self.grid, self.slopes) if sign * (v - target) > err]
+
+    def _contradicted(self, target: float) -> bool:
+        """No crossing measured, and a slope on the side of ``target`` where one should have
+        turned has the wrong sign, known at its t-width (``SIGN_Z``): the grid then shows
+        the crossing is not at the target. Slopes whose sign the draws cannot tell show
+        nothing (INCONCLUSIVE, with the draws that would tell)."""
+        negative = all(r.slope < 0 for r in self.slopes)
+        return any((r.slope + r.width(SIGN_Z) < 0) if negative else
+                   (r.slope - r.width(SIGN_Z) >= 0) for _, r in self._signs_past(target))
+
+    def _draws_for_a_sign(self, target: float) -> str:
+        """About how many draws per point make known the sign of the clearest slope past
+        the target (its se shrinks as 1/√draws)."""
+        past = [r for _, r in self._signs_past(target) if r.se > 0]
+        if not past:
+            return "needs a grid that reaches past the prediction"
+        best = max(past, key=lambda r: abs(r.slope) / r.se)
+        if best.slope == 0:
+            return f"needs over {DRAW_FACTORS[-1] * self.draws} draws per point"
+        factor = (SIGN_Z * best.se / abs(best.slope)) ** 2
+        return (f"needs ~{math.ceil(1.5 * factor * self.draws)} draws per point (no slope "
+                f"past {target:.3g} has a sign known at {SIGN_Z:g} se)")
+
     @property
     def decide(self) -> str:
         """For an INCONCLUSIVE row: what would decide it."""
         if self.verdict is not INCONCLUSIVE:
             return ""
+        if self.measured is None and self.target is not None and self.crossing_required \
+                and not self._off_grid(self.target):
+            return self._draws_for_a_sign(self.target)
         if self.measured is None:
             past = self.predicted if self.target is None else self.target
             if self.lower_bound and all(r.slope < 0 for r in self.slopes):

@@ -55,10 +55,13 @@ def test_a_different_seed_changes_the_samples(capsys):
 def test_verify_prints_one_line_per_step_then_the_summary(capsys):
     assert main(["verify", "--steps", "exponential,not-marchenko-pastur", *SMALL]) == 0
     lines = capsys.readouterr().out.strip().splitlines()
+    # at these sizes the gap to the surrogate cannot be told from 0: INCONCLUSIVE (issue 39)
     assert [line.split()[:2] for line in lines[:2]] == [["exponential", "PASS"],
-                                                        ["not-marchenko-pastur", "PASS"]]
+                                                        ["not-marchenko-pastur", "INC"]]
     assert re.search(r"\d+/\d+ passed .* detects [0-9.]+% +[0-9.]+ s$", lines[0])
-    assert lines[2:] == ["", "attnge verify: 2 steps, 2 passed, 0 failed"]
+    assert lines[2:] == ["", "attnge verify: 2 steps, 1 passed, 1 inconclusive "
+                         "(not-marchenko-pastur), 0 failed; 3 checks inconclusive; 0 of the 1 "
+                         "step that names a rival ruled it out (none)"]
 
 
 @pytest.mark.parametrize("args, name", [

@@ -81,3 +81,27 @@ def test_a_fit_whose_draws_overflow_is_not_judged():
     values = [np.array([1.0, 2.0]), np.array([1.0, np.inf]), np.array([1.0, 1.1])]
     assert ev.limit_row(table, "x", (100, 200, 400), values, ev.Extrapolation(1.0, (1.0,))) is None
     assert table.verdicts == [INCONCLUSIVE] and "overflows" in table.rows[0][4]
+
+
+def test_a_pass_must_have_the_power_to_reject_its_rival():
+    """Issue 39: a value row with a rival passes only when what it detects (t se) is at most
+    RIVAL_SHARE of the distance to the rival; else INCONCLUSIVE, naming the draws that give
+    the power, and those draws do."""
+    gap = ev.Rival(0.0, "the surrogate's gap")
+    table = ev.value_table("gap")
+    row = ev.value_row(table, "weak", ev.Estimate(0.1, 0.05, math.inf), 0.1, "fit", rival=gap)
+    assert table.verdicts[-1] == INCONCLUSIVE and row["rules_out_rival"] is False
+    assert "cannot rule out the surrogate's gap" in table.rows[-1][4]
+    factor = int(table.rows[-1][4].split("about ")[1].split("x")[0])
+    se = 0.05 / factor ** 0.5                                # se shrinks as 1/sqrt(draws)
+    row = ev.value_row(table, "strong", ev.Estimate(0.1, se, math.inf), 0.1, "fit", rival=gap)
+    assert table.verdicts[-1] is True and row["rules_out_rival"] is True
+    # a value far from its prediction still FAILs, power or not
+    ev.value_row(table, "off", ev.Estimate(0.5, 0.05, math.inf), 0.1, "fit", rival=gap)
+    assert table.verdicts[-1] is False
+    # the combined z row: a deviation of -1 (nothing where something is predicted)
+    weak = Table("t", ["x", "z", "detectable"])
+    ev.z_combined(weak, ["all"], "count", [0.0, 0.0], [0.9, 0.9], ev.Rival(-1.0, "none"))
+    assert weak.verdicts == [INCONCLUSIVE] and not weak.values[0]["rules_out_rival"]
+    ev.z_combined(weak, ["all"], "count", [0.0, 0.0], [0.05, 0.05], ev.Rival(-1.0, "none"))
+    assert weak.verdicts[-1] is True and weak.values[-1]["rules_out_rival"]

@@ -42,3 +42,30 @@ def test_unicode_math_groups_what_latex_groups():
     assert unicode_math(r"\frac{\sqrt{2}}{2}") == "√2/2"
     assert unicode_math(r"\left\|A\right\|_{F}^{2} \le x_{ii}") == "‖A‖_F² ≤ x_ii"
     assert unicode_math(r"\mathbb{E}\, D_{ii} = \operatorname{Var} x") == "𝔼 D_ii = Var x"
+
+
+def _with_rival(verdict, rules_out: bool, step_id: str) -> StepResult:
+    result = _result([True, verdict], step_id=step_id)
+    result.tables[0].values.append({"quantity": "gap", "passed": verdict, "rival": 0.0,
+                                    "rival_name": "the surrogate", "rules_out_rival": rules_out})
+    return result
+
+
+def test_a_step_passes_only_when_it_rules_out_the_rival_it_names():
+    """Issue 39: INCONCLUSIVE (INC) where the rival is not ruled out or nothing passed; the
+    summary counts the inconclusive steps and the steps that ruled their rival out."""
+    strong = _with_rival(True, True, "strong")
+    weak = _with_rival(INCONCLUSIVE, False, "weak")
+    open_ = _result([INCONCLUSIVE, INCONCLUSIVE], step_id="open")
+    plain = _result([True, INCONCLUSIVE], step_id="plain")
+    assert [r.verdict for r in (strong, weak, open_, plain)] == \
+        ["PASS", INCONCLUSIVE, INCONCLUSIVE, "PASS"]
+    assert (strong.rival_ruled_out, weak.rival_ruled_out, plain.rival_ruled_out) == \
+        (True, False, None)
+    assert step_line(weak).split()[:2] == ["weak", "INC"]
+    text = render(Run(Params(), [strong, weak, open_, plain]))
+    assert text.strip().splitlines()[-1] == (
+        "attnge verify: 4 steps, 2 passed, 2 inconclusive (weak, open), 0 failed; 4 checks "
+        "inconclusive; 1 of the 2 steps that name a rival ruled it out (strong)")
+    failed = _with_rival(False, True, "failed")
+    assert failed.verdict == "FAIL" and failed.rival_ruled_out is False

@@ -52,6 +52,35 @@ def test_no_crossing_on_the_grid_is_inconclusive_only_beyond_it():
     assert quantity(falling, 0.01, 0.5).verdict is False
 
 
+def test_no_crossing_with_slopes_of_unknown_sign_past_the_target_is_inconclusive():
+    """Issue 39: two draws per point at small sizes leave every slope negative but none past
+    the target known negative (t-width at SIGN_Z); that is no evidence against a crossing
+    at the target, so INCONCLUSIVE with the draws that would tell, and those draws decide."""
+    falling = (-0.9, -0.7, -0.5, -0.3)
+    noisy = quantity(falling, 0.3, 0.5)       # past 0.5: -0.5 and -0.3, within 2 se of 0
+    assert noisy.verdict == INCONCLUSIVE
+    needed = int(noisy.decide.split("~")[1].split()[0])
+    assert needed > noisy.draws and "past 0.5" in noisy.decide
+    sharper = [Rate(r.slope, r.se * (noisy.draws / needed) ** 0.5) for r in noisy.slopes]
+    decided = fit.Quantity("sd(D)", GRID, sharper, [None] * 4, 0.5,
+                           *fit.crossing(GRID, sharper, upward=True), crossing_required=True,
+                           draws=needed)
+    assert decided.verdict is False              # now the grid shows no crossing at 0.5
+    # few degrees of freedom widen the slopes' t-widths: the same slopes from 2 draws tell
+    # nothing even where the normal se would
+    two = [Rate(v, 0.1, 1.0) for v in falling]
+    few = fit.Quantity("sd(D)", GRID, two, [None] * 4, 0.5, *fit.crossing(GRID, two, True),
+                       crossing_required=True, draws=2)
+    assert quantity(falling, 0.1, 0.5).verdict is False and few.verdict == INCONCLUSIVE
+
+
+def test_small_sizes_and_two_draws_are_inconclusive_not_failed(capsys):
+    """The false FAIL of issue 39: sd(D) said "no crossing on the grid (beyond 1.2)"."""
+    assert main(["--quiet", "threshold", "--mode", "temperature", "--sizes", "200,400,800",
+                 "--draws", "2"]) == 0
+    assert "needs ~" in capsys.readouterr().out
+
+
 def bounded(slopes, se, target):
     rates = [Rate(v, se) for v in slopes]
     return fit.Quantity("m4/m1^4", GRID, rates, [None] * 4, target,
