@@ -64,8 +64,8 @@ CAUSAL_LOG_POWERS = (1.0,)
 """Under the causal mask row i holds i entries, and the moments' finite-size terms are
 sums over rows of 1/i: the harmonic number H_ℓ = log ℓ + γ + O(1/ℓ) over ℓ (the exact
 sums of ``theory.profiles``). Its fits are m∞ + b/ℓ + c log(ℓ)/ℓ: without the log term a
-fit is biased low (m₁ by 0.5% at β = ½, 1600 ≥ ℓ ≥ 400), which 32 draws made a false
-GE BREAKS."""
+fit is biased low (the exact mean of m₁ at β = ½, ℓ = 400, 800, 1600 extrapolates 0.26%
+below θ₁; with it, 6e-6), a bias that 32 draws made a false GE BREAKS (docs/math.md §13)."""
 MATRICES = 6
 """ℓ×ℓ float64 arrays alive at the peak of one draw (scores, kernel, centred, model, two
 Gram matrices)."""
@@ -400,7 +400,7 @@ def _unrejected_rival(prediction: Prediction | None, surrogate: dict | None) -> 
     if prediction is None or surrogate is None or prediction.m2 == prediction.surrogate_m2:
         return ""
     distance = abs(prediction.m2 - prediction.surrogate_m2)
-    width = stats.t_critical(Z, math.inf) * surrogate["se"]
+    width = surrogate["detectable"] * abs(prediction.surrogate_m2)    # t_Z(dof) se
     if surrogate["rejected"] and width <= RIVAL_SHARE * distance:
         return ""
     factor = math.ceil((width / (RIVAL_SHARE * distance)) ** 2)

@@ -221,3 +221,19 @@ def test_the_causal_fit_has_the_form_of_the_exact_finite_size_mean():
     assert va._limit(rows, plain)["mean"] == pytest.approx(without.value)
     assert np.isfinite(va._limit(rows[:2], plain)["mean"])
     assert va._limit(rows[:2], causal)["se"] == math.inf     # three terms need three sizes
+
+
+def test_ge_holds_only_where_the_surrogate_is_ruled_out_with_power():
+    """Issue 39: at β = 1 with 32 draws the causal mask said GE HOLDS with the surrogate's m2
+    not rejected (z = 2.3). The rival must be rejected with a detectable error at most half
+    the distance to it; a kernel whose law is the surrogate's (θ₂ = 0) has no rival."""
+    p = theory_variants.Prediction(1.0, 0.5, 1.0, 2.25, 2.0, "route", "theorem", "")
+    strong = {"z": -12.0, "rejected": True, "detectable": 0.04, "se": 0.02}   # ±0.08
+    weak = {"z": -2.7, "rejected": False, "detectable": 0.25, "se": 0.125}   # ±0.5
+    barely = {"z": -5.0, "rejected": True, "detectable": 0.1, "se": 0.05}    # ±0.2 > 0.125
+    assert va._unrejected_rival(p, strong) == ""
+    assert "not ruled out" in va._unrejected_rival(p, weak)
+    why = va._unrejected_rival(p, barely)
+    assert "needs at most 0.12" in why and "about 3x the draws" in why
+    same = theory_variants.Prediction(1.0, 0.0, 1.0, 2.0, 2.0, "route", "theorem", "")
+    assert va._unrejected_rival(same, weak) == ""
