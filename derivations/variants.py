@@ -27,7 +27,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -345,7 +345,7 @@ def judge(run: Run, done: dict) -> Judgement:
             surrogate = _value_check(limit, prediction.surrogate_m2)
             surrogate["rejected"] = not surrogate.pop("agrees")
     normalizer = _normalizer(run, series)
-    verdict, reason = _verdict(run, prediction, values, distance, normalizer, surrogate)
+    verdict, reason = _verdict(run, prediction, values, distance, normalizer)
     return Judgement(run, prediction, measured, distance, normalizer, values, verdict, reason,
                      surrogate)
 
@@ -393,24 +393,43 @@ def decay_z(rate: dict) -> float:
     return -stats.normal_equivalent((rate["slope"] + PLATEAU_SLOPE) / rate["se"], rate["dof"])
 
 
-def _unrejected_rival(prediction: Prediction | None, surrogate: dict | None) -> str:
-    """Why values that agree cannot hold GE: the i.i.d. surrogate's m₂ (the rival, where it
-    differs from the prediction: θ₂ ≠ 0) is not rejected, or the check lacks the power to
-    (its detectable error t·se over half the distance); '' where it is ruled out."""
-    if prediction is None or surrogate is None or prediction.m2 == prediction.surrogate_m2:
-        return ""
-    distance = abs(prediction.m2 - prediction.surrogate_m2)
-    width = surrogate["detectable"] * abs(prediction.surrogate_m2)    # t_Z(dof) se
-    if surrogate["rejected"] and width <= RIVAL_SHARE * distance:
-        return ""
-    factor = math.ceil((width / (RIVAL_SHARE * distance)) ** 2)
-    return (f"the i.i.d. surrogate's m2 = {prediction.surrogate_m2:.6g} is not ruled out "
-            f"(z = {surrogate['z']:.1f}; the check detects ±{width:.2g}, needs at most "
-            f"{RIVAL_SHARE * distance:.2g}): about {max(factor, 2)}x the draws would")
+def rivals(run: Run, prediction: Prediction | None) -> list[tuple[str, float]]:
+    """The bulk m₂ that a wrong theory gives for this variant: the i.i.d. surrogate's, where it
+    differs from the prediction (θ₂ ≠ 0), and for inputs that are not orthonormal the
+    orthonormal inputs' prediction (the theorem's, taken for theirs)."""
+    if prediction is None:
+        return []
+    out = [] if prediction.m2 == prediction.surrogate_m2 else \
+        [("the i.i.d. surrogate's m2", prediction.surrogate_m2)]
+    if run.variant.inputs != "orthonormal":
+        orthonormal = predict(replace(run.variant, inputs="orthonormal", value=None),
+                              run.beta, run.y)
+        if orthonormal is not None and orthonormal.m2 != prediction.m2:
+            out.append(("the orthonormal inputs' m2", orthonormal.m2))
+    return out
+
+
+def _unrejected_rival(m2: dict, named: list[tuple[str, float]]) -> str:
+    """Why values that agree cannot hold GE: the fitted bulk m₂ (``m2``, its check against
+    the prediction) does not reject a rival, or lacks the power to: its detectable error
+    t·se above ``RIVAL_SHARE`` of the distance between prediction and rival. '' where every
+    rival is ruled out."""
+    predicted = m2["predicted"]
+    width = m2["detectable"] * abs(predicted)          # t_Z(dof) se of the fitted m₂
+    for name, value in named:
+        allowed = RIVAL_SHARE * abs(predicted - value)
+        if abs(m2["measured"] - value) > width and width <= allowed:
+            continue
+        z = (m2["measured"] - value) / m2["se"] if m2["se"] > 0 else math.inf
+        factor = math.ceil((width / allowed) ** 2)
+        return (f"{name} = {value:.6g} is not ruled out (z = {z:.1f}; the check detects "
+                f"±{width:.2g}, needs at most {allowed:.2g}): about {max(factor, 2)}x the "
+                "draws would")
+    return ""
 
 
 def _verdict(run: Run, prediction: Prediction | None, values: dict, distance: dict,
-             normalizer: dict | None, surrogate: dict | None = None) -> tuple[str, str]:
+             normalizer: dict | None) -> tuple[str, str]:
     where = f"at ell = {', '.join(map(str, run.sizes))} ({run.draws} draws each)"
     rate = distance["w1"]["rate"]
     slope = rate["slope"]
@@ -444,7 +463,8 @@ def _verdict(run: Run, prediction: Prediction | None, values: dict, distance: di
                         f"{last['mean']:.3g} ± {last['se']:.2g} at ell = {last['ell']} "
                         f"(z = {z:.1f} against ell^-{PLATEAU_SLOPE:g})")
     detect = ", ".join(f"{name} to {v['detectable']:.1%}" for name, v in values.items())
-    rival = _unrejected_rival(prediction, surrogate)
+    m2 = values.get("m2", {})
+    rival = "" if "measured" not in m2 else _unrejected_rival(m2, rivals(run, prediction))
     if shrinks and rival:
         return INCONCLUSIVE_TEXT, (f"{where} the values agree ({detect}) and W1 shrinks "
                                    f"(slope {slope:.2f} ± {rate['se']:.2f}), but {rival}")
