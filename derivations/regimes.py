@@ -50,6 +50,7 @@ import sympy as sp
 from scipy.stats import poisson
 
 from attnge.numerics import stats
+from attnge.numerics.measure import MATRICES_PER_DRAW
 from attnge.numerics.multi_head_law import edge_stieltjes, entry_for_location, outlier_threshold
 from attnge.numerics.normalizer_error import local_slope
 from attnge.numerics.outliers import (
@@ -129,7 +130,25 @@ class Regime:
         if self.need is None:
             return f"no ell up to {SEARCH_MAX:.0e} decides it at beta = {self.beta:g}"
         return (f"needs three sizes from ell >= {self.need} (ell, 2 ell, 4 ell) at "
-                f"beta = {self.beta:g}")
+                f"beta = {self.beta:g}; {draw_cost(4 * self.need)}")
+
+
+DRAW_SECONDS = 9.8
+"""One chain draw at ℓ = d_qk = 2000 on one core (``numerics.measure.measure_draw``;
+docs/bench, 2026-12-07): the scale of ``draw_cost``'s time, which grows as ℓ³."""
+
+
+def draw_cost(ell: int) -> str:
+    """What one chain draw at ℓ takes: at least ``MATRICES_PER_DRAW`` ℓ×ℓ float64 arrays
+    (Q and K besides) and about ``DRAW_SECONDS`` (ℓ/2000)³ of one core of this project's
+    machine (a draw's work is ℓ³). Nothing here reads the machine: the text is part of a
+    run's JSON, the same bytes wherever it runs."""
+    need = 8 * MATRICES_PER_DRAW * ell * ell
+    seconds = DRAW_SECONDS * (ell / 2000) ** 3
+    when = (f"{seconds / 3600:.3g} h" if seconds >= 3600 else f"{seconds / 60:.3g} min"
+            if seconds >= 60 else f"{seconds:.2g} s")
+    return (f"one draw at ell = {ell} needs at least {need / 2**30:.3g} GiB and about {when} "
+            "of one core (2-core machine of docs/bench)")
 
 
 def both(*regimes: Regime) -> Regime:
