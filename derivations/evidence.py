@@ -310,23 +310,15 @@ def z_value(table: Table, row: list, label: str, estimate: Estimate, expected: f
 
 
 def z_combined(table: Table, row: list, label: str, zs: list[float],
-               relative_se: list[float], rival: Rival | None = None) -> None:
+               relative_se: list[float]) -> None:
     """The Stouffer combination Σz/√n of the sizes' z, and what it detects: a relative
-    error δ shared by the sizes moves it by δ Σ(1/rse_k)/√n, so δ = Z_MAX √n / Σ 1/rse_k.
-    ``rival``: a relative deviation a wrong theory gives (−1: nothing where something is
-    predicted), which an agreeing row must have the power to reject (``Rival.power``)."""
+    error δ shared by the sizes moves it by δ Σ(1/rse_k)/√n, so δ = Z_MAX √n / Σ 1/rse_k."""
     combined = stouffer(zs)
     det = Z_MAX * len(zs) ** 0.5 / sum(1 / r for r in relative_se)
     ok = abs(combined) <= Z_MAX
-    verdict, shown, extra = ok, f"{combined:.3g} (combined)", {}
-    if rival is not None:
-        power, why = rival.power(det, 0.0)
-        extra = {"rival": rival.value, "rival_name": rival.name, "rules_out_rival": power}
-        if ok and not power:
-            verdict, shown = INCONCLUSIVE, f"{shown}; {why}"
-    table.add(row + [shown, f"{100 * det:.2g}%"], verdict)
+    table.add(row + [f"{combined:.3g} (combined)", f"{100 * det:.2g}%"], ok)
     table.values.append({"quantity": f"{label}, all sizes combined", "z": combined,
-                         "detectable": det, "passed": verdict, **extra})
+                         "detectable": det, "passed": ok})
 
 
 def z_rows(table: Table, label: str, sizes: list[int], values: list[np.ndarray],

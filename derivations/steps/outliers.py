@@ -135,6 +135,10 @@ def _location_row(table: Table, ell, errors: list[float], example: str,
     if n < 2:
         table.add([ell, n, example, ev.pm(mean, se), ev.fmt(abs(mean), 3),
                    "one outlier has no standard error: more draws decide"], INCONCLUSIVE)
+        if rival is not None:       # nothing rules the rival out
+            table.values.append({"quantity": f"outlier location, mean relative error, {where}",
+                                 "passed": INCONCLUSIVE, "rival": rival.value,
+                                 "rival_name": rival.name, "rules_out_rival": False})
         return
     detectable = max(ev.detectable(se, n - 1, 1.0, ev.VALUE_Z), LOCATION_TOL)
     ok = abs(mean) <= detectable

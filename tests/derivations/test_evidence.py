@@ -99,9 +99,7 @@ def test_a_pass_must_have_the_power_to_reject_its_rival():
     # a value far from its prediction still FAILs, power or not
     ev.value_row(table, "off", ev.Estimate(0.5, 0.05, math.inf), 0.1, "fit", rival=gap)
     assert table.verdicts[-1] is False
-    # the combined z row: a deviation of -1 (nothing where something is predicted)
-    weak = Table("t", ["x", "z", "detectable"])
-    ev.z_combined(weak, ["all"], "count", [0.0, 0.0], [0.9, 0.9], ev.Rival(-1.0, "none"))
-    assert weak.verdicts == [INCONCLUSIVE] and not weak.values[0]["rules_out_rival"]
-    ev.z_combined(weak, ["all"], "count", [0.0, 0.0], [0.05, 0.05], ev.Rival(-1.0, "none"))
-    assert weak.verdicts[-1] is True and weak.values[-1]["rules_out_rival"]
+    # Rival.power alone: the draws it names bring the width to the allowed share
+    power, why = ev.Rival(1.0, "r").power(0.3, 1.4)
+    assert not power and "about 3x the draws" in why               # (0.3 / 0.2)^2 = 2.25
+    assert ev.Rival(1.0, "r").power(0.19, 1.4) == (True, "")
