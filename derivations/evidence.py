@@ -56,16 +56,27 @@ class Rival:
     name: str
 
     def power(self, width: float, predicted: float) -> tuple[bool, str]:
-        """Whether a row detecting ``width`` (absolute) rules this rival out, and, where it
-        does not, what would: ``width`` ≤ ``RIVAL_SHARE`` |predicted − value|."""
+        """Whether a check detecting ``width`` (absolute) rules this rival out, ``width`` ≤
+        ``RIVAL_SHARE`` |predicted − value|, and where it does not, what it lacks and the
+        draws that would give it (its se falls as 1/√draws)."""
         allowed = RIVAL_SHARE * abs(predicted - self.value)
         if width <= allowed:
             return True, ""
         factor = (width / allowed) ** 2 if allowed > 0 else math.inf
         more = (f"about {math.ceil(factor)}x the draws" if math.isfinite(factor)
                 else "another prediction")
-        return False, (f"cannot rule out {self.name} ({fmt(self.value, 6)}): detects "
-                       f"±{width:.3g}, needs at most {allowed:.3g}; {more} would")
+        return False, f"detects ±{width:.3g}, needs at most {allowed:.3g}; {more} would"
+
+    def judged(self, width: float, predicted: float) -> tuple[bool, str, dict]:
+        """``power`` as a row reports it: whether it rules the rival out, why not ('' where
+        it does) and the fields its value record carries (``record``)."""
+        power, lacks = self.power(width, predicted)
+        why = "" if power else f"cannot rule out {self.name} ({fmt(self.value, 6)}): {lacks}"
+        return power, why, self.record(power)
+
+    def record(self, ruled_out: bool) -> dict:
+        """The fields a value record carries for its rival (read by ``StepResult``)."""
+        return {"rival": self.value, "rival_name": self.name, "rules_out_rival": ruled_out}
 
 
 def mean_se(values: np.ndarray) -> tuple[float, float]:
@@ -410,17 +421,16 @@ def value_row(table: Table, label: str, measured: Estimate, predicted: float, ho
     det = detectable(se, dof, predicted if scale is None else scale, VALUE_Z)
     ok = abs(z) <= VALUE_Z
     verdict = ok if judged else None
-    value = {}
+    rival_fields = {}
     if rival is not None:
-        power, why = rival.power(stats.t_critical(VALUE_Z, dof) * se, predicted)
-        value = {"rival": rival.value, "rival_name": rival.name, "rules_out_rival": power}
+        power, why, rival_fields = rival.judged(stats.t_critical(VALUE_Z, dof) * se, predicted)
         if judged and ok and not power:
             verdict, how = INCONCLUSIVE, f"{how}; {why}"
     table.add([label, pm(estimate, se), fmt(predicted, 8), fmt(z, 3), how,
                f"{100 * det:.2g}%"], verdict)
     value = {"quantity": label, "estimate": estimate, "se": se, "dof": dof,
              "predicted": predicted, "z": z, "how": how, "detectable": det,
-             "passed": verdict, **value}
+             "passed": verdict, **rival_fields}
     table.values.append(value)
     return value
 

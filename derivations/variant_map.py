@@ -20,6 +20,7 @@ import sympy as sp
 
 from attnge import mha
 from attnge import variants as va
+from attnge.evidence import RIVAL_SHARE
 from attnge.numerics.initialisation import sampled_beta
 from attnge.output import figures
 from attnge.output.files import write_atomic
@@ -182,7 +183,7 @@ def write(judgements: list[va.Judgement], folder: Path, command: str, wall_s: fl
         f"{va.Z:g} standard errors, the relative W₁ to the Gaussian model shrinks, and the "
         "fitted m₂ rules out each rival (the i.i.d. surrogate's m₂ where θ₂ ≠ 0, the "
         "orthonormal inputs' m₂ for other inputs) with what it detects at most "
-        f"{va.RIVAL_SHARE:g} of the distance to it; "
+        f"{RIVAL_SHARE:g} of the distance to it; "
         "GE BREAKS: a value misses, or W₁ stops shrinking; INCONCLUSIVE: neither, and "
         "`variants.json` says what would decide. *status* is what covers the prediction: "
         "the theorem, a derivation by its argument (docs/math.md §10–§13), or none.\n\n"

@@ -35,7 +35,7 @@ import sympy as sp
 
 from attnge import parallel
 from attnge import regimes as rg
-from attnge.evidence import RIVAL_SHARE  # GE HOLDS only with the power to reject the rival
+from attnge.evidence import Rival  # GE HOLDS only with the power to reject its rivals
 from attnge.numerics import spectra, stats
 from attnge.numerics.measure import require_memory
 from attnge.numerics.sampling import draw_rng
@@ -411,20 +411,17 @@ def rivals(run: Run, prediction: Prediction | None) -> list[tuple[str, float]]:
 
 def _unrejected_rival(m2: dict, named: list[tuple[str, float]]) -> str:
     """Why values that agree cannot hold GE: the fitted bulk m₂ (``m2``, its check against
-    the prediction) does not reject a rival, or lacks the power to: its detectable error
-    t·se above ``RIVAL_SHARE`` of the distance between prediction and rival. '' where every
-    rival is ruled out."""
-    predicted = m2["predicted"]
-    width = m2["detectable"] * abs(predicted)          # t_Z(dof) se of the fitted m₂
+    the prediction) does not reject a rival, or lacks the power to (``evidence.Rival.power``:
+    its detectable error t·se above ``RIVAL_SHARE`` of the distance between prediction and
+    rival). '' where every rival is ruled out."""
+    width = m2["detectable"] * abs(m2["predicted"])    # t_Z(dof) se of the fitted m₂
     for name, value in named:
-        allowed = RIVAL_SHARE * abs(predicted - value)
-        if abs(m2["measured"] - value) > width and width <= allowed:
+        power, lacks = Rival(value, name).power(width, m2["predicted"])
+        if power and abs(m2["measured"] - value) > width:
             continue
         z = (m2["measured"] - value) / m2["se"] if m2["se"] > 0 else math.inf
-        factor = math.ceil((width / allowed) ** 2)
-        return (f"{name} = {value:.6g} is not ruled out (z = {z:.1f}; the check detects "
-                f"±{width:.2g}, needs at most {allowed:.2g}): about {max(factor, 2)}x the "
-                "draws would")
+        return (f"{name} = {value:.6g} is not ruled out (z = {z:.1f}; the check "
+                f"{lacks or f'detects ±{width:.3g} and does not reject it'})")
     return ""
 
 

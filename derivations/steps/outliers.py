@@ -36,6 +36,7 @@ MARGIN = 5.0            # outliers counted above E(1 + MARGIN ℓ^{−2/3}): bey
 LOCATION_TOL = 0.05     # Tracy–Widom fluctuations
 PROJECTION = (10**4, 10**5, 10**6, 10**7)
 LOCATED = 8             # outliers to locate for a pooled location with a standard error
+AT_EDGE = "outliers at the bulk edge E"     # the pooled location's rival
 BETA_FACTORS = (0.75, 1.0, 1.25)
 
 
@@ -103,12 +104,9 @@ def location_table(sw: ev.Sweep, params: Params, E: float) -> Table:
             continue
         _location_row(table, ell, errors, example)
     if pooled:
-        _location_row(table, "all", pooled, "",
-                      ev.Rival(float(np.mean(at_edge)), "outliers at the bulk edge E"))
+        _location_row(table, "all", pooled, "", ev.Rival(float(np.mean(at_edge)), AT_EDGE))
     elif any(reg.inside):
-        per_draw = sum(expected_entries_above(th.entry_for_location(level(ell, E), params.beta,
-                                                                    params.y),
-                                              ell, params.d_qk(ell), params.beta)
+        per_draw = sum(expected_above_level(params, ell, E)
                        for ell, inside in zip(sorted(sw), reg.inside) if inside)
         need = (f"about {math.ceil(LOCATED / per_draw)} draws per size would give {LOCATED}"
                 if per_draw > 0 else "no outlier is expected at these sizes")
@@ -116,10 +114,16 @@ def location_table(sw: ev.Sweep, params: Params, E: float) -> Table:
                    f"draws: nothing tells the outliers from the bulk edge; {need}"],
                   INCONCLUSIVE)
         table.values.append({"quantity": "outlier location, mean relative error, all sizes",
-                             "passed": INCONCLUSIVE, "rival": None,
-                             "rival_name": "outliers at the bulk edge E",
-                             "rules_out_rival": False})
+                             "passed": INCONCLUSIVE, "rival": None,     # no outlier to place
+                             "rival_name": AT_EDGE, "rules_out_rival": False})
     return table
+
+
+def expected_above_level(params: Params, ell: int, E: float) -> float:
+    """The expected number of outliers per draw above ``level(ell, E)``: of entries above the
+    a whose outlier sits there (exact finite-d_qk score tail)."""
+    a = th.entry_for_location(level(ell, E), params.beta, params.y)
+    return expected_entries_above(a, ell, params.d_qk(ell), params.beta)
 
 
 def _location_row(table: Table, ell, errors: list[float], example: str,
@@ -137,15 +141,13 @@ def _location_row(table: Table, ell, errors: list[float], example: str,
                    "one outlier has no standard error: more draws decide"], INCONCLUSIVE)
         if rival is not None:       # nothing rules the rival out
             table.values.append({"quantity": f"outlier location, mean relative error, {where}",
-                                 "passed": INCONCLUSIVE, "rival": rival.value,
-                                 "rival_name": rival.name, "rules_out_rival": False})
+                                 "passed": INCONCLUSIVE, **rival.record(False)})
         return
     detectable = max(ev.detectable(se, n - 1, 1.0, ev.VALUE_Z), LOCATION_TOL)
     ok = abs(mean) <= detectable
     verdict, shown, extra = ok, f"{100 * detectable:.2g}%", {}
     if rival is not None:
-        power, why = rival.power(detectable, 0.0)
-        extra = {"rival": rival.value, "rival_name": rival.name, "rules_out_rival": power}
+        power, why, extra = rival.judged(detectable, 0.0)
         if ok and not power:
             verdict, shown = INCONCLUSIVE, f"{shown}; {why}"
     table.add([ell, n, example, ev.pm(mean, se),
@@ -167,8 +169,7 @@ def count_table(sw: ev.Sweep, params: Params, E: float) -> Table:
                        ""], INCONCLUSIVE)
             continue
         lam = level(ell, E)
-        a = th.entry_for_location(lam, params.beta, params.y)
-        expected = len(draws) * expected_entries_above(a, ell, params.d_qk(ell), params.beta)
+        expected = len(draws) * expected_above_level(params, ell, E)
         observed = sum(int(np.sum(m.spectra["M0"] > lam)) for m in draws)
         if expected <= 0:
             table.add(["count", ell, str(observed), "0", "no outliers expected", ""],
