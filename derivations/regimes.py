@@ -95,9 +95,6 @@ more of them show above E at each larger n (1.7, 2.9, 3.7, 5.3 eigenvalues per d
 n = 125 … 1000, while 7.6, 8.7, 8.3, 7.7 entries lie above a_c); the bulk's m₄ (top 2
 clipped) and its edge λ₂₀ extrapolate to 53.9 ± 0.6 and 5.29 ± 0.02 against 50.48 and 5.08
 (z = 4.1, 5.9). At the defaults at most 2.1 (two heads) and 1.3 (one) are expected."""
-COUNT_DPS = 10
-"""Digits of the expected counts (``expected_outliers``, ``unresolved``), which are compared
-with thresholds and Poisson quantiles: ten are plenty, and half the work of twenty."""
 MIN_SIZES = 3
 SEARCH_MAX = 10**12
 """The largest ℓ a 'needs' is looked for at (a doubling grid from the run's largest size)."""
@@ -251,7 +248,7 @@ def expected_outliers(beta: float, y: float, ell: int, heads: int = 1,
     the single head's thresholds (the h heads' are not derived here: an overcount)."""
     a_c = threshold(beta, y, heads)
     d = d_rule(ell, y)
-    n = float(expected_entries_above(a_c, ell, d, beta, COUNT_DPS))
+    n = float(expected_entries_above(a_c, ell, d, beta))
     if long:
         n += expected_long(ell, d, *th.long_thresholds(beta, y))
     return heads * n
@@ -276,8 +273,8 @@ def unresolved(beta: float, y: float, ell: int, heads: int = 1) -> float:
     law ν_{∞,h} (``numerics.multi_head_law``; a_c equals ``threshold``'s, tested)."""
     d, a_c, a_w = d_rule(ell, y), _law_threshold(beta, y, heads), resolved_entry(beta, y, ell,
                                                                                    heads)
-    return heads * (expected_entries_above(a_c, ell, d, beta, COUNT_DPS)
-                    - expected_entries_above(a_w, ell, d, beta, COUNT_DPS))
+    return heads * (expected_entries_above(a_c, ell, d, beta)
+                    - expected_entries_above(a_w, ell, d, beta))
 
 
 def resolved(beta: float, y: float, sizes: Sequence[int], heads: int = 1) -> Regime:
@@ -451,7 +448,7 @@ def cache_clear() -> None:
         cached.cache_clear()
 
 
-__all__ = ["BULK_SHARE", "COUNT_DPS", "EDGE_SHARE", "ISOLATED_SHARE", "MASS_SHARE",
+__all__ = ["BULK_SHARE", "EDGE_SHARE", "ISOLATED_SHARE", "MASS_SHARE",
            "MIN_SIZES", "RESOLUTION", "SLOPE_SHARE", "TAIL_ENTRIES", "UNRESOLVED_MAX",
            "WIDTH_MIN", "Regime", "both", "bulk", "cache_clear", "cut", "expected_outliers",
            "full", "isolated", "key_norms", "mass", "mass_deficit", "normaliser_rate",
