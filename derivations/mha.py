@@ -1,11 +1,20 @@
 """``attnge mha``: a softmax attention layer against its Gaussian model on the same weights, at
-the shape of a real transformer (docs/math.md §7).
+the shape of a real transformer (docs/math.md §7, §16).
 
 Per draw: the n eigenvalues of MHA⊥MHA⊥ᵀ and of n⁻¹MHA^G MHA^Gᵀ on the same Q, K, V and W^O
-(``numerics.multi_head``). Reported, mean ± se over draws: the relative W₁ distance (mean
-|difference of the sorted eigenvalues| over the limit law's mean eigenvalue), in percent, the
+(``numerics.multi_head``), and of two more models on those weights: the Gaussian model with
+fresh noise (its own draw-to-draw spread) and the i.i.d. surrogate (θ₂ = 0, the rival).
+Reported, mean ± se over draws: the relative W₁ distance (mean |difference of the sorted
+eigenvalues| over γ_O θ₁, the Gaussian model's exact mean eigenvalue), in percent, the
 Kolmogorov distance of the two spectra, and m₁, m₂ of both against the output law
-(``theory.multi_head``); the time of one draw. d_O = d unless given.
+(``theory.multi_head``; inputs with orthonormal rows only); the time of one draw. d_O = d
+unless given.
+
+The verdict (:func:`judge`) reads the layer at n/4, n/2 and n (``LADDER``): GE HOLDS when
+its distance to the Gaussian model at n is within the model's own spread or shrinks along
+the ladder, with the power to tell the surrogate apart; GE BREAKS when it is beyond that
+spread and stops shrinking at sizes where the softmax is in its linear regime
+(``regimes.mass``); INCONCLUSIVE otherwise, with what would decide.
 """
 
 from __future__ import annotations
@@ -13,17 +22,21 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
 import sympy as sp
 
 from attnge import parallel
+from attnge import regimes as rg
+from attnge.evidence import Rival
 from attnge.numerics import multi_head_law as mhl
-from attnge.numerics import spectra
+from attnge.numerics import spectra, stats
 from attnge.numerics.multi_head import (
+    INPUTS,
     Shape,
     measure_output_draw,
     relative_w1,
@@ -31,10 +44,12 @@ from attnge.numerics.multi_head import (
 )
 from attnge.theory import multi_head as mh
 from attnge.theory import weight_laws as wl
+from attnge.theory.exponential import thetas
 from attnge.theory.initialisation import Init, effective_beta
 from attnge.theory.inputs import integer
 from attnge.theory.laws import describe
 from attnge.theory.symbols import positive_beta
+from attnge.variants import BREAKS, HOLDS, INCONCLUSIVE_TEXT, Z, decay_z
 
 STREAM = "mha"
 BINS = 80
@@ -122,8 +137,8 @@ def layer_shape(preset: str | None = None, n=None, d=None, heads=None, kv_heads=
     (to 1 with sharing mqa), dout to d, sharing to none (mqa when kv_heads < heads). Over a
     preset the defaults follow the explicit values too: an explicit dk sets dv unless dv is
     given, an explicit heads or sharing sets kv_heads unless it is given, an explicit
-    kv_heads sets sharing unless it is given. ValueError naming the parameter otherwise;
-    n ≤ d (inputs with orthonormal rows).
+    kv_heads sets sharing unless it is given. ValueError naming the parameter otherwise.
+    Any n against d: the inputs (``layer_inputs``) follow.
     """
     base = {}
     if preset is not None:
@@ -153,11 +168,45 @@ def layer_shape(preset: str | None = None, n=None, d=None, heads=None, kv_heads=
         share = "mqa" if kv is not None and integer(kv, "kv_heads", 1) < h else "none"
     if kv is None:
         kv = 1 if share == "mqa" else h
-    if n_ > d_:
-        raise ValueError(f"n must be at most d, so that the inputs can have orthonormal rows "
-                         f"(got n={n_}, d={d_})")
     dout_ = integer(values.get("dout", d_), "dout", 1)
     return Shape(n=n_, heads=h, d_k=dk_, d_v=dv_, d_o=dout_, kv_heads=kv, sharing=share), d_
+
+
+def layer_inputs(shape: Shape, d: int, given: str | None = None) -> str:
+    """The inputs of a run (``numerics.multi_head.INPUTS``): ``given``, or orthonormal rows
+    where n ≤ d and Gaussian rows N(0, I_d/d) where n > d (orthonormal rows need n ≤ d)."""
+    if given is None:
+        return "orthonormal" if shape.n <= d else "gaussian"
+    if given not in INPUTS:
+        raise ValueError(f"inputs must be one of {', '.join(INPUTS)} (got {given!r})")
+    if given == "orthonormal" and shape.n > d:
+        raise ValueError(f"inputs orthonormal needs n <= d, rows that can be orthonormal (got "
+                         f"n={shape.n}, d={d}); gaussian inputs run at any n")
+    return given
+
+
+LADDER = (4, 2, 1)
+"""The verdict measures the layer at n/4, n/2 and n: every width (n, d, d_K, d_V, d_O) divided
+alike, the heads kept, so that the ratios γ stay and the distance to the Gaussian model can be
+seen to shrink."""
+
+
+def ladder(shape: Shape, d: int) -> list[tuple[Shape, int]]:
+    """The layer's shapes and widths d at n/f for f in ``LADDER``; ValueError naming n where a
+    width would fall below 1 (or n/4 below 2)."""
+    f = max(LADDER)
+    if shape.n // f < 2 or min(d, shape.d_k, shape.d_v, shape.d_o) // f < 1:
+        raise ValueError(f"n must be at least {2 * f} and d, d_K, d_V, d_O at least {f}: the "
+                         f"verdict measures the layer at n/{f} and n/2 too (got n={shape.n}, "
+                         f"d={d}, d_K={shape.d_k}, d_V={shape.d_v}, d_O={shape.d_o})")
+    return [(replace(shape, n=shape.n // f, d_k=shape.d_k // f, d_v=shape.d_v // f,
+                     d_o=shape.d_o // f), d // f) for f in LADDER]
+
+
+def mean_eigenvalue(shape: Shape, beta: float) -> float:
+    """γ_O θ₁ = d_O θ₁/n: the mean eigenvalue of n⁻¹MHA^G MHA^Gᵀ, exactly (and m₁ of the
+    output law): the scale of the relative W₁ distances."""
+    return shape.d_o * float(thetas(beta)[0]) / shape.n
 
 
 def output_law(shape: Shape, beta) -> tuple[mh.Law, mh.Law]:
@@ -179,13 +228,17 @@ class Result:
     beta: float
     draws: int
     seed: int
-    law_moments: list[float]
-    edge: float
+    law_moments: list[float] | None           # None: no law for these inputs
+    edge: float | None
     rel_w1: np.ndarray
     ks: np.ndarray
     moments: dict[str, np.ndarray]          # "softmax"/"gaussian" → draws × 2 (m₁, m₂)
     seconds: np.ndarray                      # per draw
     spectra: dict[str, np.ndarray] = field(default_factory=dict)   # all draws, concatenated
+    inputs: str = "orthonormal"
+    ladder: list[dict] = field(default_factory=list)   # ``distances`` per size of LADDER
+    verdict: str = INCONCLUSIVE_TEXT
+    reason: str = ""
 
     def summary(self) -> dict:
         def ms(v):
@@ -195,16 +248,17 @@ class Result:
 
         s = self.shape
         gk, gv, go = s.gammas
+        law = self.law_moments or [None, None]
         return {
             "shape": {"n": s.n, "d": self.d, "heads": s.heads, "kv_heads": s.kv_heads,
                       "d_k": s.d_k, "d_v": s.d_v, "d_o": s.d_o, "sharing": s.sharing,
                       "gamma_k": gk, "gamma_v": gv, "gamma_o": go},
+            "inputs": self.inputs,
             "beta": self.beta, "draws": self.draws, "seed": self.seed,
+            "verdict": self.verdict, "reason": self.reason, "ladder": self.ladder,
             "rel_w1_percent": ms(100 * self.rel_w1), "ks": ms(self.ks),
-            "m1": {"law": self.law_moments[0], **{k: ms(v[:, 0]) for k, v in
-                                                 self.moments.items()}},
-            "m2": {"law": self.law_moments[1], **{k: ms(v[:, 1]) for k, v in
-                                                 self.moments.items()}},
+            "m1": {"law": law[0], **{k: ms(v[:, 0]) for k, v in self.moments.items()}},
+            "m2": {"law": law[1], **{k: ms(v[:, 1]) for k, v in self.moments.items()}},
             "right_edge": self.edge,
             "seconds_per_draw": ms(self.seconds),
         }
@@ -214,60 +268,168 @@ def validate(shape: Shape, draws: int) -> int:
     """The checked draws (≥ 2, for a standard error); the memory of the draws that run at
     once, before any is sampled."""
     draws = integer(draws, "draws", 2)
-    require_output_memory(shape, parallel.concurrent_draws(), name="n")
+    require_output_memory(shape, parallel.concurrent_draws(), name="n", rivals=True)
     return draws
 
 
-def _timed(shape: Shape, beta: float, seed: int, draw: int) -> tuple:
+def _timed(shape: Shape, beta: float, seed: int, draw: int, inputs: str, d: int) -> tuple:
     start = time.perf_counter()
-    out = measure_output_draw(shape, beta, seed, draw, STREAM)
+    out = measure_output_draw(shape, beta, seed, draw, STREAM, rivals=True, inputs=inputs, d=d)
     return out, time.perf_counter() - start
 
 
-def run(shape: Shape, d: int, beta: float, draws: int, seed: int = 0, progress=None) -> Result:
-    """Measure ``draws`` draws of the layer and its Gaussian model; ``progress(i, n)``."""
+def _mean_se(values) -> dict:
+    v = np.asarray(values, dtype=float)
+    return {"mean": float(v.mean()), "se": float(v.std(ddof=1) / math.sqrt(v.size)),
+            "dof": float(v.size - 1)}
+
+
+def distances(shape: Shape, beta: float, outs) -> dict:
+    """The relative W₁ distances of one size's draws (over ``mean_eigenvalue``), mean, se and
+    dof over draws: ``model`` = W₁(layer, its Gaussian model), ``own`` = W₁(the model with
+    fresh noise, the model), ``excess`` = model − own (paired) and ``rival_excess`` =
+    W₁(layer, the i.i.d. surrogate) − own.
+
+    .. math:: D = W_1(\\nu_{\\mathrm{MHA}^\\perp}, \\nu_{n^{-1/2}\\mathrm{MHA}^G})
+              / (\\gamma_O\\theta_1),\\qquad E = W_1(\\nu_{G'}, \\nu_{G})/(\\gamma_O\\theta_1)
+    """
+    scale = mean_eigenvalue(shape, beta)
+    D = np.array([relative_w1(o.softmax, o.gaussian, scale) for o in outs])
+    E = np.array([relative_w1(o.fresh, o.gaussian, scale) for o in outs])
+    R = np.array([relative_w1(o.softmax, o.surrogate, scale) for o in outs])
+    return {"n": shape.n, "model": _mean_se(D), "own": _mean_se(E), "excess": _mean_se(D - E),
+            "rival_excess": _mean_se(R - E)}
+
+
+def judge(rows: list[dict], beta: float, d_k: int) -> tuple[str, str]:
+    """GE HOLDS, GE BREAKS or INCONCLUSIVE from the ladder's ``distances`` (docs/math.md §16).
+
+    At n (the last row): the excess D − E of the layer's distance over the model's own spread
+    is within it when its normal-equivalent z ≤ ``variants.Z``; the rival, the i.i.d.
+    surrogate, is ruled out when the detectable excess t·se is at most ``RIVAL_SHARE`` of the
+    surrogate's excess (``evidence.Rival``). Along the ladder the distance D shrinks when
+    its log–log slope lies Z errors below −1/4 and has stopped when Z errors above
+    (``variants.decay_z``, as for the variants).
+
+    - HOLDS: (within, or shrinking) and the rival ruled out;
+    - BREAKS: beyond the spread (z > Z) and stopped, at sizes inside the softmax's linear
+      regime (``regimes.mass`` at y = n/d_K): there the theory says it shrinks;
+    - INCONCLUSIVE: otherwise, with what would decide: the draws that give the power to rule
+      out the rival or to tell shrinking from a plateau, or, where the sizes are outside the
+      linear regime (a plateau there is no evidence against the theorem), the layer that is
+      inside it.
+    """
+    top = rows[-1]
+    ex, rival = top["excess"], top["rival_excess"]
+    z = stats.normal_equivalent(ex["mean"] / ex["se"], ex["dof"]) if ex["se"] > 0 else \
+        math.copysign(math.inf, ex["mean"])
+    width = stats.t_critical(Z, ex["dof"]) * ex["se"]
+    ns = [r["n"] for r in rows]
+    fit = stats.fit_rate(ns, [r["model"]["mean"] for r in rows],
+                         [max(r["model"]["se"], 1e-300) for r in rows],
+                         [r["model"]["dof"] for r in rows])
+    rate = {"slope": fit.slope, "se": fit.se, "dof": fit.dof}
+    shrink = decay_z(rate)
+    where = f"at n = {', '.join(map(str, ns))} ({int(top['model']['dof']) + 1} draws each)"
+    seen = (f"W1 to the model {100 * top['model']['mean']:.3g}% (its own spread "
+            f"{100 * top['own']['mean']:.3g}%, excess z = {z:.1f}), slope {fit.slope:.2f} ± "
+            f"{fit.se:.2f}")
+    within, shrinks, stopped = z <= Z, shrink > Z, shrink < -Z
+    # in percent, as the tables print them
+    power, lacks = Rival(100 * rival["mean"], "the i.i.d. surrogate").power(100 * width, 0.0)
+    power = power and rival["mean"] > 0
+    if (within or shrinks) and power:
+        how = "within the model's own spread" if within else "shrinking along the sizes"
+        return HOLDS, (f"{where}: {seen}; {how}, and {100 * rival['mean']:.3g}% farther from "
+                       "the i.i.d. surrogate than its own spread (ruled out)")
+    if within or shrinks:
+        return INCONCLUSIVE_TEXT, (f"{where}: {seen}; cannot rule out the i.i.d. surrogate "
+                                   f"({100 * rival['mean']:.3g}% excess): "
+                                   f"{lacks or 'it is not farther'}")
+    regime = rg.mass(beta, ns[-1] / d_k, ns)
+    if all(regime.inside):
+        if stopped:
+            return BREAKS, (f"{where}: {seen}; beyond the model's spread and not shrinking, "
+                            "inside the softmax's linear regime")
+        return INCONCLUSIVE_TEXT, (f"{where}: {seen} tells neither shrinking nor a plateau; "
+                                   f"about {4 * (int(top['model']['dof']) + 1)} draws would "
+                                   "narrow it")
+    # outside the regime a plateau is no evidence against the theorem, which speaks of larger n
+    need = (f"a layer from n = {max(LADDER) * regime.need} (its n/{max(LADDER)} at "
+            f"{regime.need})" if regime.need is not None else
+            f"no n up to {rg.SEARCH_MAX:.0e}")
+    how = "not shrinking" if stopped else "neither shrinking nor a plateau"
+    return INCONCLUSIVE_TEXT, (f"{where}: {seen}; {how}, and the sizes are outside the "
+                               f"softmax's linear regime at y = n/d_K = {ns[-1] / d_k:g} "
+                               f"({regime.why}); {need} would decide at beta = {beta:g}")
+
+
+def run(shape: Shape, d: int, beta: float, draws: int, seed: int = 0, progress=None,
+        inputs: str | None = None) -> Result:
+    """Measure ``draws`` draws of the layer and its models at each size of ``LADDER``
+    (``progress(i, n)`` over all of them) and judge them (:func:`judge`)."""
+    inputs = layer_inputs(shape, d, inputs)
     beta_value = float(positive_beta(beta))
-    stated, _ = output_law(shape, beta)
-    law = [float(m) for m in mh.moments(stated, 2, "stated")]
-    edge = float(mhl.right_edge(stated, dps=15))
-    found = [None] * draws
-    tasks = [(shape, beta_value, seed, k) for k in range(draws)]
+    law = edge = None
+    if inputs == "orthonormal":
+        stated, _ = output_law(shape, beta)
+        law = [float(m) for m in mh.moments(stated, 2, "stated")]
+        edge = float(mhl.right_edge(stated, dps=15))
+    sizes = ladder(shape, d)
+    tasks = [(sh, beta_value, seed, k, inputs, dd) for sh, dd in sizes for k in range(draws)]
+    found = [None] * len(tasks)
     for i, (k, value) in enumerate(parallel.measured(_timed, tasks)):
         if progress is not None:
-            progress(i, draws)
+            progress(i, len(tasks))
         found[k] = value
     if progress is not None:
-        progress(draws, draws)
-    outs, seconds = zip(*found)
+        progress(len(tasks), len(tasks))
+    rows = [distances(sh, beta_value, [o for o, _ in found[j * draws:(j + 1) * draws]])
+            for j, (sh, _) in enumerate(sizes)]
+    verdict, reason = judge(rows, beta_value, shape.d_k)
+    outs, seconds = zip(*found[-draws:])
     moments = {key: np.array([spectra.spectral_moments(getattr(o, key), 2) for o in outs])
                for key in ("softmax", "gaussian")}
+    scale = mean_eigenvalue(shape, beta_value)
     return Result(shape, d, beta_value, draws, seed, law, edge,
-                  np.array([relative_w1(o.softmax, o.gaussian, law[0]) for o in outs]),
+                  np.array([relative_w1(o.softmax, o.gaussian, scale) for o in outs]),
                   np.array([spectra.kolmogorov_distance(o.softmax, o.gaussian) for o in outs]),
                   moments, np.array(seconds),
                   {key: np.concatenate([getattr(o, key) for o in outs])
-                   for key in ("softmax", "gaussian")})
+                   for key in ("softmax", "gaussian")},
+                  inputs, rows, verdict, reason)
 
 
 def markdown(result: Result, name: str | None = None) -> str:
-    """The summary as a Markdown table."""
+    """The verdict, the ladder's distances and the summary as Markdown tables."""
     s = result.summary()
     sh = s["shape"]
     pm = lambda v: f"{v['mean']:.4g} ± {v['se']:.2g}"  # noqa: E731
+    law = (lambda v: f"{v:.6g}") if result.law_moments else (lambda v: "")  # noqa: E731
     title = (f"{name or 'layer'}: n = {sh['n']}, d = {sh['d']}, heads = {sh['heads']} "
              f"(kv heads {sh['kv_heads']}, sharing {sh['sharing']}), d_K = {sh['d_k']}, "
-             f"d_V = {sh['d_v']}, d_O = {sh['d_o']}, beta = {s['beta']:g}, {s['draws']} draws")
+             f"d_V = {sh['d_v']}, d_O = {sh['d_o']}, {s['inputs']} inputs, beta = "
+             f"{s['beta']:g}, {s['draws']} draws")
     rows = [("relative W1 (%)", pm(s["rel_w1_percent"]), ""),
             ("Kolmogorov distance", pm(s["ks"]), ""),
-            ("m_1 of MHA_perp", pm(s["m1"]["softmax"]), f"{s['m1']['law']:.6g}"),
-            ("m_1 of n^-1/2 MHA^G", pm(s["m1"]["gaussian"]), f"{s['m1']['law']:.6g}"),
-            ("m_2 of MHA_perp", pm(s["m2"]["softmax"]), f"{s['m2']['law']:.6g}"),
-            ("m_2 of n^-1/2 MHA^G", pm(s["m2"]["gaussian"]), f"{s['m2']['law']:.6g}"),
-            ("right edge of the output law", "", f"{s['right_edge']:.6g}"),
+            ("m_1 of MHA_perp", pm(s["m1"]["softmax"]), law(s["m1"]["law"])),
+            ("m_1 of n^-1/2 MHA^G", pm(s["m1"]["gaussian"]), law(s["m1"]["law"])),
+            ("m_2 of MHA_perp", pm(s["m2"]["softmax"]), law(s["m2"]["law"])),
+            ("m_2 of n^-1/2 MHA^G", pm(s["m2"]["gaussian"]), law(s["m2"]["law"])),
+            ("right edge of the output law", "", law(s["right_edge"])),
             ("seconds per draw", pm(s["seconds_per_draw"]), "")]
-    lines = [f"**{title}**", "", "| quantity | measured (mean ± se) | output law |",
-             "|---|---|---|"]
+    pct = lambda v: f"{100 * v['mean']:.3g} ± {100 * v['se']:.2g}"  # noqa: E731
+    lines = [f"**{title}**", "", f"**{result.verdict}**: {result.reason}", "",
+             "| n | W1 to the Gaussian model (%) | the model's own spread (%) | excess (%) | "
+             "excess of the i.i.d. surrogate (%) |", "|---|---|---|---|---|"]
+    lines += [f"| {r['n']} | {pct(r['model'])} | {pct(r['own'])} | {pct(r['excess'])} | "
+              f"{pct(r['rival_excess'])} |" for r in result.ladder]
+    lines += ["", "| quantity | measured (mean ± se) | output law |", "|---|---|---|"]
     lines += [f"| {a} | {b} | {c} |" for a, b, c in rows]
+    if not result.law_moments:
+        lines += ["", f"The output law (docs/math.md §7) is derived for inputs with orthonormal "
+                  f"rows; with {result.inputs} inputs the verdict compares the layer with its "
+                  "Gaussian model on the same inputs and weights, and no law is stated."]
     return "\n".join(lines) + "\n"
 
 
@@ -277,14 +439,17 @@ def histogram(result: Result, key: str, top: float) -> tuple[np.ndarray, np.ndar
     return edges, dens
 
 
-def density_curve(result: Result, top: float) -> tuple[np.ndarray, np.ndarray]:
-    """The output law's density on a grid of (0, top] (its continuous part)."""
+def density_curve(result: Result, top: float) -> tuple[np.ndarray, np.ndarray] | None:
+    """The output law's density on a grid of (0, top] (its continuous part); None without a
+    law (inputs that are not orthonormal)."""
+    if not result.law_moments:
+        return None
     _, matrix = output_law(result.shape, result.beta)
     grid = np.linspace(top / DENSITY_POINTS / 4, top, DENSITY_POINTS)
     return grid, np.array([float(v) for v in mhl.density_grid(grid, matrix, dps=15)])
 
 
-def to_csv(result: Result, top: float, curve: tuple[np.ndarray, np.ndarray]) -> str:
+def to_csv(result: Result, top: float, curve: tuple[np.ndarray, np.ndarray] | None) -> str:
     """section, model, x, x_right, value: both histograms, the density, the summary."""
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
@@ -293,13 +458,14 @@ def to_csv(result: Result, top: float, curve: tuple[np.ndarray, np.ndarray]) -> 
         edges, dens = histogram(result, key, top)
         for lo, hi, v in zip(edges[:-1], edges[1:], dens):
             w.writerow(["histogram", key, repr(float(lo)), repr(float(hi)), repr(float(v))])
-    for x, v in zip(*curve):
+    for x, v in zip(*(curve or ((), ()))):
         w.writerow(["density", "output law", repr(float(x)), "", repr(float(v))])
     s = result.summary()
     for name in ("rel_w1_percent", "ks"):
         w.writerow(["summary", name, "mean", "", repr(s[name]["mean"])])
         w.writerow(["summary", name, "se", "", repr(s[name]["se"])])
-    w.writerow(["edge", "output law", repr(result.edge), "", ""])
+    if result.edge is not None:
+        w.writerow(["edge", "output law", repr(result.edge), "", ""])
     return buf.getvalue()
 
 
@@ -309,7 +475,7 @@ def plot(result: Result, path, name: str | None = None) -> str:
     from attnge.output.figures import pyplot, save
 
     top = max(float(np.max(result.spectra["softmax"])), float(np.max(result.spectra["gaussian"])),
-              result.edge) * 1.05
+              result.edge or 0.0) * 1.05
     curve = density_curve(result, top)
     plt = pyplot()
     fig, ax = plt.subplots(figsize=(8, 5))
@@ -317,16 +483,18 @@ def plot(result: Result, path, name: str | None = None) -> str:
         edges, dens = histogram(result, key, top)
         ax.stairs(dens, edges, fill=key == "softmax", alpha=0.45 if key == "softmax" else 1.0,
                   label=label)
-    ax.plot(*curve, "k-", lw=1.2, label="output law (density)")
-    ax.axvline(result.edge, color="k", lw=0.6, ls=":")
+    if curve is not None:
+        ax.plot(*curve, "k-", lw=1.2, label="output law (density)")
+        ax.axvline(result.edge, color="k", lw=0.6, ls=":")
     ax.set_yscale("log")
     ax.set_ylim(1e-4, 10)
     s = result.summary()
     ax.set_xlabel(r"eigenvalue of $MM^\top$")
     ax.set_ylabel("density (log scale)")
-    ax.set_title(f"{name or 'layer'}: rel. W1 {s['rel_w1_percent']['mean']:.2f}%, "
-                 f"KS {s['ks']['mean']:.3f} ({result.draws} draws); dotted: right edge",
-                 fontsize=9)
+    ax.set_title(f"{name or 'layer'}: {result.verdict}, rel. W1 "
+                 f"{s['rel_w1_percent']['mean']:.2f}%, KS {s['ks']['mean']:.3f} "
+                 f"({result.draws} draws, {result.inputs} inputs)"
+                 + ("; dotted: right edge" if curve is not None else ""), fontsize=9)
     ax.legend(fontsize=8)
     fig.tight_layout()
     save(fig, path)
@@ -363,24 +531,30 @@ def folder_markdown(found: dict[str, dict], command: str) -> str:
              "parameters match):", "", "```sh", command, "```", "",
              "Per preset: the softmax layer MHA⊥ and its Gaussian model n^-1/2 MHA^G on the same "
              "Q, K, V and W^O (docs/math.md §7), the n eigenvalues of each, mean ± se over "
-             "draws. Relative W1: mean |difference of the sorted eigenvalues| over the output "
-             "law's mean eigenvalue m1. KS: the Kolmogorov distance of the two spectra. m1, m2: "
-             "of MHA⊥, with the output law's value after the slash. Time: one draw (both "
+             "draws. Verdict: docs/math.md §16 (the layer at n/4, n/2 and n against its "
+             "Gaussian model's own spread, the i.i.d. surrogate ruled out). Relative W1: mean "
+             "|difference of the sorted eigenvalues| over γ_O θ₁, the output law's and the "
+             "Gaussian model's mean eigenvalue m1. KS: the Kolmogorov distance of the two "
+             "spectra. m1, m2: of MHA⊥, with the output law's value after the slash (no law "
+             "for Gaussian inputs, which a preset with n > d takes). Time: one draw (all four "
              "models) on this machine, in one process.", "",
-             "| preset | n | d | heads / kv | d_K | sharing | rel. W1 (%) | KS | m1 / law | "
-             "m2 / law | s per draw | figure |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+             "| preset | n | d | heads / kv | d_K | sharing | inputs | verdict | rel. W1 (%) | "
+             "KS | m1 / law | m2 / law | s per draw | figure |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     pm = lambda v: f"{v['mean']:.3g} ± {v['se']:.2g}"  # noqa: E731
+    law = lambda v: "—" if v is None else f"{v:.4g}"  # noqa: E731
     for name, s in found.items():
         sh = s["shape"]
         lines.append(
             f"| {name} | {sh['n']} | {sh['d']} | {sh['heads']} / {sh['kv_heads']} | "
-            f"{sh['d_k']} | {sh['sharing']} | {pm(s['rel_w1_percent'])} | {pm(s['ks'])} | "
-            f"{s['m1']['softmax']['mean']:.4g} / {s['m1']['law']:.4g} | "
-            f"{s['m2']['softmax']['mean']:.4g} / {s['m2']['law']:.4g} | "
+            f"{sh['d_k']} | {sh['sharing']} | {s['inputs']} | {s['verdict']} | "
+            f"{pm(s['rel_w1_percent'])} | {pm(s['ks'])} | "
+            f"{s['m1']['softmax']['mean']:.4g} / {law(s['m1']['law'])} | "
+            f"{s['m2']['softmax']['mean']:.4g} / {law(s['m2']['law'])} | "
             f"{s['seconds_per_draw']['mean']:.3g} | [{name}.png]({name}.png) |")
     first = next(iter(found.values()))
     lines += ["", f"beta = {first['beta']:g}, {first['draws']} draws per preset, seed "
               f"{first['seed']}. The numbers of each figure are in the .csv beside it; each "
-              "preset's summary and provenance in its .json.", ""]
+              "preset's summary, its verdict's reason, its ladder and its provenance in its "
+              ".json.", ""]
     return "\n".join(lines)

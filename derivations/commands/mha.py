@@ -32,7 +32,7 @@ def add_arguments(m: argparse.ArgumentParser) -> None:
                    f"{', '.join(PRESETS)}, or all (with --report) (explicit options below "
                    "override it)")
     m.add_argument("--n", default=None, help="tokens (context length)")
-    m.add_argument("--d", default=None, help="model width d (n <= d)")
+    m.add_argument("--d", default=None, help="model width d")
     m.add_argument("--heads", default=None, help="heads h")
     m.add_argument("--kv-heads", default=None, help="key-value heads (default: heads; 1 with "
                    "--sharing mqa)")
@@ -44,7 +44,11 @@ def add_arguments(m: argparse.ArgumentParser) -> None:
     m.add_argument("--beta", default="init", help="inverse temperature beta, or init: the "
                    "preset's beta at initialisation from its published init (docs/math.md "
                    "section 15; 1 without a preset) (default init)")
-    m.add_argument("--draws", default=10, help="draws >= 2 (default 10)")
+    m.add_argument("--inputs", default=None, choices=("orthonormal", "gaussian"),
+                   help="the layer's inputs: rows orthonormal (the theorem's; n <= d) or "
+                   "N(0, I_d/d) (any n) (default: orthonormal where n <= d, else gaussian)")
+    m.add_argument("--draws", default=10, help="draws >= 2 per size (default 10; the verdict "
+                   "measures the layer at n/4 and n/2 too)")
     m.add_argument("--seed", default=0, help="seed >= 0 (default 0)")
     m.add_argument("--json", default=None, metavar="FILE", help="write the summary and the "
                    "provenance as JSON")
@@ -84,26 +88,30 @@ def run(args: argparse.Namespace) -> int:
                     "report")
     if out is not None or args.report is not None:
         figures.require("out" if out is not None else "report")
-    for shape, _ in shapes:
+    inputs = [mha.layer_inputs(shape, d, args.inputs) for shape, d in shapes]
+    for shape, d in shapes:
+        mha.ladder(shape, d)
         mha.validate(shape, n_draws)
-    found = {}
+    found, broke = {}, False
     with cluster(args, lambda: [mha.validate(shape, n_draws) for shape, _ in shapes]):
-        for name, (shape, d), beta in zip(presets, shapes, betas):
+        for name, (shape, d), beta, kind in zip(presets, shapes, betas, inputs):
             parameters = {"preset": name, "shape": [shape.n, d, shape.heads, shape.kv_heads,
                                                     shape.d_k, shape.d_v, shape.d_o,
                                                     shape.sharing],
-                          "beta": float(beta), "draws": n_draws, "seed": seed}
+                          "inputs": kind, "beta": float(beta), "draws": n_draws, "seed": seed}
             if args.report is not None:
                 folder = Path(args.report)
                 kept = mha.stored(folder / f"{name}.json", parameters)
                 if kept is not None:
                     sys.stderr.write(f"attnge: mha {name}: reused {folder / name}.json\n")
                     found[name] = kept
+                    broke = broke or kept["verdict"] == mha.BREAKS
                     continue
                 out = folder / f"{name}.png"
             start = time.perf_counter()
             result = mha.run(shape, d, beta, n_draws, seed,
-                             draws(Progress(f"mha {name or ''}".strip(), args.quiet)))
+                             draws(Progress(f"mha {name or ''}".strip(), args.quiet)), kind)
+            broke = broke or result.verdict == mha.BREAKS
             summary = {**result.summary(), "parameters": parameters}
             if out is not None:
                 write_atomic(out.with_suffix(".csv"), mha.plot(result, out, name))
@@ -119,4 +127,4 @@ def run(args: argparse.Namespace) -> int:
         if args.report is not None:
             command = "attnge " + shlex.join(args.argv)    # exactly this run
             write_atomic(Path(args.report) / "README.md", mha.folder_markdown(found, command))
-    return 0
+    return 1 if broke else 0

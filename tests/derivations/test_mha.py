@@ -35,6 +35,60 @@ def test_an_explicit_shape_with_a_figure_and_its_numbers(capsys, tmp_path):
     assert "histogram,softmax" in csv and "density,output law" in csv
 
 
+# a layer where the linear regime holds (β = 1/2, y = n/d_K = 4) and n/4 = 128 is already
+# large: 12 draws at n = 128, 256, 512 take about 2 s
+SMALL = ("--n", "512", "--d", "768", "--heads", "4", "--dk", "128", "--beta", "0.5",
+         "--draws", "12")
+
+
+@pytest.mark.slow
+def test_the_verdict_holds_on_the_theorem_and_breaks_on_a_wrong_model(capsys, tmp_path,
+                                                                      monkeypatch):
+    """The layer is within its Gaussian model's own draw-to-draw spread and far from the
+    i.i.d. surrogate: GE HOLDS. With θ₂ halved in the model (wrong mathematics in the one
+    place both the model and its fresh-noise copy read it), the layer's distance stops
+    shrinking, beyond the spread, inside the softmax's linear regime: GE BREAKS, exit 1."""
+    code, out, _ = run(capsys, "mha", *SMALL, "--json", str(tmp_path / "r.json"))
+    found = json.loads((tmp_path / "r.json").read_text())
+    assert code == 0 and "**GE HOLDS**" in out and found["verdict"] == "GE HOLDS"
+    assert [row["n"] for row in found["ladder"]] == [128, 256, 512]
+    top = found["ladder"][-1]
+    assert abs(top["excess"]["mean"]) < 4 * top["excess"]["se"]
+    assert top["rival_excess"]["mean"] > 0.1                   # the surrogate: 10% farther
+    import attnge.numerics.multi_head as sampler
+    right = sampler.thetas
+    monkeypatch.setattr(sampler, "thetas", lambda b: (right(b)[0], right(b)[1] / 2))
+    code, out, _ = run(capsys, "mha", *SMALL, "--json", str(tmp_path / "w.json"))
+    found = json.loads((tmp_path / "w.json").read_text())
+    assert code == 1 and found["verdict"] == "GE BREAKS" and "not shrinking" in found["reason"]
+
+
+@pytest.mark.slow
+def test_outside_the_linear_regime_it_names_the_layer_that_would_decide():
+    """At β = 2 the layer stays ~70% from its model at n = 32 … 128, but the softmax is far
+    from linear there (the theorem speaks of n from 4·65536): INCONCLUSIVE, naming the layer
+    that would decide, not GE BREAKS and not "more draws"."""
+    shape, d = mha.layer_shape(None, n=128, d=192, heads=4, dk=16)
+    result = mha.run(shape, d, 2, 12)
+    assert result.verdict == "INCONCLUSIVE" and result.ladder[-1]["model"]["mean"] > 0.5
+    assert "outside the softmax's linear regime" in result.reason
+    assert "a layer from n = 262144" in result.reason
+
+
+def test_layers_longer_than_wide_run_on_gaussian_inputs_without_a_law(capsys, tmp_path):
+    """n > d (GPT-2's 1024 > 768): rows cannot be orthonormal; the inputs are Gaussian, the
+    verdict compares the layer with its Gaussian model, and no output law is stated."""
+    code, out, _ = run(capsys, "mha", "--n", "96", "--d", "48", "--heads", "2", "--dk", "16",
+                       "--draws", "3", "--json", str(tmp_path / "r.json"))
+    found = json.loads((tmp_path / "r.json").read_text())
+    assert code == 0 and found["inputs"] == "gaussian" and "gaussian inputs" in out
+    assert found["m1"]["law"] is None and found["right_edge"] is None
+    assert found["verdict"] in ("GE HOLDS", "INCONCLUSIVE") and found["reason"]
+    assert [row["n"] for row in found["ladder"]] == [24, 48, 96]
+    assert "no law is stated" in out
+    assert mha.layer_inputs(mha.layer_shape("gpt2")[0], 768) == "gaussian"
+
+
 def test_explicit_options_override_a_preset_and_d_o_defaults_to_d():
     shape, d = mha.layer_shape("bert-base", n=128)
     assert (shape.n, d, shape.heads, shape.d_k, shape.d_o) == (128, 768, 12, 64, 768)
@@ -49,7 +103,10 @@ def test_explicit_options_override_a_preset_and_d_o_defaults_to_d():
 @pytest.mark.parametrize("argv, name", [
     (("mha", "--preset", "gpt-5"), "preset must be one of"),
     (("mha", "--n", "64"), "d is needed without a preset"),
-    (("mha", "--n", "100", "--d", "50", "--heads", "2", "--dk", "8"), "n must be at most d"),
+    (("mha", "--n", "100", "--d", "50", "--heads", "2", "--dk", "8", "--inputs", "orthonormal"),
+     "inputs orthonormal needs n <= d"),
+    (("mha", "--n", "6", "--d", "50", "--heads", "2", "--dk", "8"), "n must be at least 8"),
+    (("mha", "--n", "64", "--d", "50", "--heads", "2", "--dk", "2"), "d_K=2"),
     (("mha", "--preset", "bert-base", "--kv-heads", "5", "--sharing", "mqa"), "kv_heads"),
     (("mha", "--preset", "bert-base", "--sharing", "kv", "--dv", "32"), "d_v must equal d_k"),
     (("mha", "--preset", "bert-base", "--draws", "1"), "draws must be"),

@@ -89,3 +89,32 @@ def test_wide_layers_give_the_spectra_of_the_direct_product_in_law(monkeypatch):
     assert not np.allclose(wide, direct)                 # two routes, not one
     assert np.all(np.abs(wide - direct) <= 4 * np.sqrt(wide_se**2 + direct_se**2))
     assert wide[2] == pytest.approx(shape.gammas[2] * thetas(1.0)[0], rel=0.05)
+
+
+@pytest.mark.parametrize("inputs", nm.INPUTS)
+def test_the_rivals_leave_the_layer_and_its_model_as_they_were(inputs):
+    """With ``rivals`` the fresh-noise model and the surrogate come from their own generator
+    and the same W_r: the softmax and Gaussian spectra keep their bytes (not wide), the fresh
+    model's m₁ is the model's γ_O θ₁ and the surrogate's too, in mean over draws."""
+    shape = nm.Shape(n=48, heads=2, d_k=12, d_v=12, d_o=40)
+    plain = nm.measure_output_draw(shape, 1.0, 4, 0, inputs=inputs, d=64)
+    both = nm.measure_output_draw(shape, 1.0, 4, 0, rivals=True, inputs=inputs, d=64)
+    assert np.array_equal(plain.softmax, both.softmax)
+    assert np.array_equal(plain.gaussian, both.gaussian)
+    assert not np.array_equal(both.fresh, both.gaussian)
+    if inputs == "orthonormal":
+        draws = [nm.measure_output_draw(shape, 1.0, 4, k, rivals=True) for k in range(30)]
+        for key in ("fresh", "surrogate"):
+            m1 = np.array([np.mean(getattr(d, key)) for d in draws])
+            expected = shape.gammas[2] * thetas(1.0)[0]
+            assert abs(m1.mean() - expected) <= 5 * m1.std(ddof=1) / np.sqrt(m1.size)
+
+
+def test_gaussian_inputs_run_longer_than_wide_and_need_d():
+    shape = nm.Shape(n=80, heads=2, d_k=8, d_v=8, d_o=32)
+    draw = nm.measure_output_draw(shape, 1.0, 0, 0, inputs="gaussian", d=40)
+    assert draw.softmax.size == draw.gaussian.size == 80
+    with pytest.raises(ValueError, match="inputs must be one of"):
+        nm.measure_output_draw(shape, 1.0, 0, 0, inputs="uniform")
+    with pytest.raises(ValueError, match="d must be"):
+        nm.measure_output_draw(shape, 1.0, 0, 0, inputs="gaussian")
