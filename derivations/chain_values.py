@@ -12,6 +12,7 @@ from the softmax's scores, the clip and the sizes of the fit follow the limit la
 from __future__ import annotations
 
 from attnge import evidence as ev
+from attnge import judging
 from attnge import regimes as rg
 from attnge.exact_means import evaluate, untested
 from attnge.fits import BULK_POWERS, CLIP_TOP, K, limit_values, regimes
@@ -72,4 +73,4 @@ def method(shown: str) -> str:
             f"({', '.join(f'ell^-{p:.3g}' for p in BULK_POWERS)}) against nu_infinity. ")
 
 
-FAILURE = f"a value more than {ev.VALUE_Z:g} se (normal scale) from its prediction, "
+FAILURE = f"a value more than {judging.VALUE_Z:g} se (normal scale) from its prediction, "

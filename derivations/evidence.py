@@ -17,9 +17,9 @@ statistic is put on the normal scale (``stats.normal_equivalent``) and passes wh
 |z| ≤ 4; it reports ``detectable`` = t₄·se/|predicted|, the smallest relative error of the
 prediction it would detect (t₄: the T quantile with the two-sided tail of |z| = 4).
 
-A value row that exists to reject a rival (``Rival``: the value a wrong theory gives, as
+A value row that exists to reject a rival (``judging.Rival``: the value a wrong theory gives, as
 the i.i.d. surrogate's gap 0 or an outlier at the bulk edge) passes only with the power to
-reject it: its absolute detectable error t₄·se at most ``RIVAL_SHARE`` of the distance
+reject it: its absolute detectable error t₄·se at most ``judging.RIVAL_SHARE`` of the distance
 |predicted − rival|. With less, an agreeing row is INCONCLUSIVE and names the draws that
 would give it that power (se shrinks as 1/√draws).
 """
@@ -33,50 +33,16 @@ from dataclasses import dataclass
 import numpy as np
 
 from attnge import regimes as rg
+from attnge.judging import INCONCLUSIVE, RATE_Z, VALUE_Z, Z_MAX, Rival, detectable
 from attnge.numerics import stats
 from attnge.numerics.measure import RANK_RTOL, DrawMeasurement, Identities
 from attnge.numerics.outliers import tilt_tail
 from attnge.params import Params
-from attnge.step import INCONCLUSIVE, Table, fmt, pm, stouffer
+from attnge.step import Table, fmt, pm, stouffer
 
 Sweep = dict[int, list[DrawMeasurement]]
 IDENTITY_TOL = 1e-10      # relative residual of an exact identity (float64 rounding)
 SANITY = "code sanity check: holds by algebra on any draw, not evidence for the theory"
-Z_MAX = 5.0
-RATE_Z = 4.0
-VALUE_Z = 4.0
-RIVAL_SHARE = 0.5         # a PASS rules out its rival: detectable error <= half the distance
-
-
-@dataclass(frozen=True)
-class Rival:
-    """What a wrong theory predicts for a value row: ``value``, called ``name``."""
-
-    value: float
-    name: str
-
-    def power(self, width: float, predicted: float) -> tuple[bool, str]:
-        """Whether a check detecting ``width`` (absolute) rules this rival out, ``width`` ≤
-        ``RIVAL_SHARE`` |predicted − value|, and where it does not, what it lacks and the
-        draws that would give it (its se falls as 1/√draws)."""
-        allowed = RIVAL_SHARE * abs(predicted - self.value)
-        if width <= allowed:
-            return True, ""
-        factor = (width / allowed) ** 2 if allowed > 0 else math.inf
-        more = (f"about {math.ceil(factor)}x the draws" if math.isfinite(factor)
-                else "another prediction")
-        return False, f"detects ±{width:.3g}, needs at most {allowed:.3g}; {more} would"
-
-    def judged(self, width: float, predicted: float) -> tuple[bool, str, dict]:
-        """``power`` as a row reports it: whether it rules the rival out, why not ('' where
-        it does) and the fields its value record carries (``record``)."""
-        power, lacks = self.power(width, predicted)
-        why = "" if power else f"cannot rule out {self.name} ({fmt(self.value, 6)}): {lacks}"
-        return power, why, self.record(power)
-
-    def record(self, ruled_out: bool) -> dict:
-        """The fields a value record carries for its rival (read by ``StepResult``)."""
-        return {"rival": self.value, "rival_name": self.name, "rules_out_rival": ruled_out}
 
 
 def mean_se(values: np.ndarray) -> tuple[float, float]:
@@ -279,11 +245,6 @@ def untested_per_size(params: Params, degree: int = 2) -> list[str | None]:
     (for z rows of statistics of one chain draw)."""
     return [tail_untested(degree, params.beta, ell * ell * params.draws, params.d_qk(ell))
             for ell in params.sizes]
-
-
-def detectable(se: float, dof: float, reference: float, z: float = Z_MAX) -> float:
-    """The relative error of ``reference`` that a test at |z| detects: t_z(dof) se/|ref|."""
-    return stats.t_critical(z, dof) * se / abs(reference)
 
 
 @dataclass(frozen=True)

@@ -32,7 +32,16 @@ import sympy as sp
 
 from attnge import parallel
 from attnge import regimes as rg
-from attnge.evidence import Rival
+from attnge.judging import (
+    BREAKS,
+    DECAY_Z,
+    HOLDS,
+    INCONCLUSIVE,
+    LOOKS_MAX,
+    Rival,
+    decay_z,
+    sequential_z,
+)
 from attnge.numerics import multi_head_law as mhl
 from attnge.numerics import spectra, stats
 from attnge.numerics.multi_head import (
@@ -49,7 +58,6 @@ from attnge.theory.initialisation import Init, effective_beta
 from attnge.theory.inputs import integer
 from attnge.theory.laws import describe
 from attnge.theory.symbols import positive_beta
-from attnge.variants import BREAKS, HOLDS, INCONCLUSIVE_TEXT, Z, decay_z
 
 STREAM = "mha"
 BINS = 80
@@ -237,8 +245,9 @@ class Result:
     spectra: dict[str, np.ndarray] = field(default_factory=dict)   # all draws, concatenated
     inputs: str = "orthonormal"
     ladder: list[dict] = field(default_factory=list)   # ``distances`` per size of LADDER
-    verdict: str = INCONCLUSIVE_TEXT
+    verdict: str = INCONCLUSIVE
     reason: str = ""
+    decide: dict | None = None       # --decide: budget, per-look z, the looks and time spent
 
     def summary(self) -> dict:
         def ms(v):
@@ -256,6 +265,7 @@ class Result:
             "inputs": self.inputs,
             "beta": self.beta, "draws": self.draws, "seed": self.seed,
             "verdict": self.verdict, "reason": self.reason, "ladder": self.ladder,
+            "decide": self.decide,
             "rel_w1_percent": ms(100 * self.rel_w1), "ks": ms(self.ks),
             "m1": {"law": law[0], **{k: ms(v[:, 0]) for k, v in self.moments.items()}},
             "m2": {"law": law[1], **{k: ms(v[:, 1]) for k, v in self.moments.items()}},
@@ -301,73 +311,82 @@ def distances(shape: Shape, beta: float, outs) -> dict:
             "rival_excess": _mean_se(R - E)}
 
 
-def judge(rows: list[dict], beta: float, d_k: int) -> tuple[str, str]:
-    """GE HOLDS, GE BREAKS or INCONCLUSIVE from the ladder's ``distances`` (docs/math.md §16).
+def judge(rows: list[dict], beta: float, d_k: int, z_miss: float = DECAY_Z
+          ) -> tuple[str, str, bool]:
+    """GE HOLDS, GE BREAKS or INCONCLUSIVE from the ladder's ``distances`` (docs/math.md §16),
+    its reason, and whether more draws could decide it.
 
     At n (the last row): the excess D − E of the layer's distance over the model's own spread
-    is within it when its normal-equivalent z ≤ ``variants.Z``; the rival, the i.i.d.
+    is within it when its normal-equivalent z ≤ ``z_miss`` (``judging.DECAY_Z``, or the
+    per-look ``judging.sequential_z`` of a run that looks again); the rival, the i.i.d.
     surrogate, is ruled out when the detectable excess t·se is at most ``RIVAL_SHARE`` of the
-    surrogate's excess (``evidence.Rival``). Along the ladder the distance D shrinks when
-    its log–log slope lies Z errors below −1/4 and has stopped when Z errors above
-    (``variants.decay_z``, as for the variants).
+    surrogate's excess (``judging.Rival``). Along the ladder the distance D shrinks when
+    its log–log slope lies ``z_miss`` errors below −1/4 and has stopped when that many above
+    (``judging.decay_z``, as for the variants).
 
     - HOLDS: (within, or shrinking) and the rival ruled out;
-    - BREAKS: beyond the spread (z > Z) and stopped, at sizes inside the softmax's linear
-      regime (``regimes.mass`` at y = n/d_K): there the theory says it shrinks;
+    - BREAKS: beyond the spread (z > z_miss) and stopped, at sizes inside the softmax's
+      linear regime (``regimes.mass`` at y = n/d_K): there the theory says it shrinks;
     - INCONCLUSIVE: otherwise, with what would decide: the draws that give the power to rule
       out the rival or to tell shrinking from a plateau, or, where the sizes are outside the
       linear regime (a plateau there is no evidence against the theorem), the layer that is
-      inside it.
+      inside it (no number of draws decides that).
     """
     top = rows[-1]
     ex, rival = top["excess"], top["rival_excess"]
     z = stats.normal_equivalent(ex["mean"] / ex["se"], ex["dof"]) if ex["se"] > 0 else \
         math.copysign(math.inf, ex["mean"])
-    width = stats.t_critical(Z, ex["dof"]) * ex["se"]
+    width = stats.t_critical(z_miss, ex["dof"]) * ex["se"]
     ns = [r["n"] for r in rows]
     fit = stats.fit_rate(ns, [r["model"]["mean"] for r in rows],
                          [max(r["model"]["se"], 1e-300) for r in rows],
                          [r["model"]["dof"] for r in rows])
-    rate = {"slope": fit.slope, "se": fit.se, "dof": fit.dof}
-    shrink = decay_z(rate)
+    shrink = decay_z({"slope": fit.slope, "se": fit.se, "dof": fit.dof})
     where = f"at n = {', '.join(map(str, ns))} ({int(top['model']['dof']) + 1} draws each)"
     seen = (f"W1 to the model {100 * top['model']['mean']:.3g}% (its own spread "
             f"{100 * top['own']['mean']:.3g}%, excess z = {z:.1f}), slope {fit.slope:.2f} ± "
             f"{fit.se:.2f}")
-    within, shrinks, stopped = z <= Z, shrink > Z, shrink < -Z
+    within, shrinks, stopped = z <= z_miss, shrink > z_miss, shrink < -z_miss
     # in percent, as the tables print them
     power, lacks = Rival(100 * rival["mean"], "the i.i.d. surrogate").power(100 * width, 0.0)
     power = power and rival["mean"] > 0
     if (within or shrinks) and power:
         how = "within the model's own spread" if within else "shrinking along the sizes"
         return HOLDS, (f"{where}: {seen}; {how}, and {100 * rival['mean']:.3g}% farther from "
-                       "the i.i.d. surrogate than its own spread (ruled out)")
+                       "the i.i.d. surrogate than its own spread (ruled out)"), False
     if within or shrinks:
-        return INCONCLUSIVE_TEXT, (f"{where}: {seen}; cannot rule out the i.i.d. surrogate "
-                                   f"({100 * rival['mean']:.3g}% excess): "
-                                   f"{lacks or 'it is not farther'}")
+        return INCONCLUSIVE, (f"{where}: {seen}; cannot rule out the i.i.d. surrogate "
+                              f"({100 * rival['mean']:.3g}% excess): "
+                              f"{lacks or 'it is not farther'}"), rival["mean"] > 0
     regime = rg.mass(beta, ns[-1] / d_k, ns)
     if all(regime.inside):
         if stopped:
             return BREAKS, (f"{where}: {seen}; beyond the model's spread and not shrinking, "
-                            "inside the softmax's linear regime")
-        return INCONCLUSIVE_TEXT, (f"{where}: {seen} tells neither shrinking nor a plateau; "
-                                   f"about {4 * (int(top['model']['dof']) + 1)} draws would "
-                                   "narrow it")
+                            "inside the softmax's linear regime"), False
+        return INCONCLUSIVE, (f"{where}: {seen} tells neither shrinking nor a plateau; "
+                              f"about {4 * (int(top['model']['dof']) + 1)} draws would "
+                              "narrow it"), True
     # outside the regime a plateau is no evidence against the theorem, which speaks of larger n
     need = (f"a layer from n = {max(LADDER) * regime.need} (its n/{max(LADDER)} at "
             f"{regime.need})" if regime.need is not None else
             f"no n up to {rg.SEARCH_MAX:.0e}")
     how = "not shrinking" if stopped else "neither shrinking nor a plateau"
-    return INCONCLUSIVE_TEXT, (f"{where}: {seen}; {how}, and the sizes are outside the "
-                               f"softmax's linear regime at y = n/d_K = {ns[-1] / d_k:g} "
-                               f"({regime.why}); {need} would decide at beta = {beta:g}")
+    return INCONCLUSIVE, (f"{where}: {seen}; {how}, and the sizes are outside the "
+                          f"softmax's linear regime at y = n/d_K = {ns[-1] / d_k:g} "
+                          f"({regime.why}); {need} would decide at beta = {beta:g}"), False
 
 
 def run(shape: Shape, d: int, beta: float, draws: int, seed: int = 0, progress=None,
-        inputs: str | None = None) -> Result:
+        inputs: str | None = None, budget: float | None = None) -> Result:
     """Measure ``draws`` draws of the layer and its models at each size of ``LADDER``
-    (``progress(i, n)`` over all of them) and judge them (:func:`judge`)."""
+    (``progress(i, n)`` over each look's new draws) and judge them (:func:`judge`).
+
+    ``budget`` (seconds; None: one look, as asked): ``--decide``. While the verdict is
+    INCONCLUSIVE and more draws could decide it, the draws double, those already measured
+    kept (a draw is a function of its seed and index), as long as the next look, estimated
+    from the last one's time, fits in what the budget leaves, at most ``judging.LOOKS_MAX``
+    looks. Every look is then judged at ``judging.sequential_z`` in place of ``DECAY_Z``.
+    """
     inputs = layer_inputs(shape, d, inputs)
     beta_value = float(positive_beta(beta))
     law = edge = None
@@ -376,28 +395,54 @@ def run(shape: Shape, d: int, beta: float, draws: int, seed: int = 0, progress=N
         law = [float(m) for m in mh.moments(stated, 2, "stated")]
         edge = float(mhl.right_edge(stated, dps=15))
     sizes = ladder(shape, d)
-    tasks = [(sh, beta_value, seed, k, inputs, dd) for sh, dd in sizes for k in range(draws)]
-    found = [None] * len(tasks)
-    for i, (k, value) in enumerate(parallel.measured(_timed, tasks)):
+    z_miss = DECAY_Z if budget is None else sequential_z(DECAY_Z, LOOKS_MAX)
+    found: list[list[tuple]] = [[] for _ in sizes]          # per size: (draw, seconds)
+    looks, start, total = [], time.perf_counter(), draws
+    while True:
+        began, have = time.perf_counter(), len(found[0])
+        tasks = [(j, (sh, beta_value, seed, k, inputs, dd)) for j, (sh, dd) in enumerate(sizes)
+                 for k in range(have, total)]
+        done = [None] * len(tasks)
+        for i, (k, value) in enumerate(parallel.measured(_timed, [t for _, t in tasks])):
+            if progress is not None:
+                progress(i, len(tasks))
+            done[k] = value
         if progress is not None:
-            progress(i, len(tasks))
-        found[k] = value
-    if progress is not None:
-        progress(len(tasks), len(tasks))
-    rows = [distances(sh, beta_value, [o for o, _ in found[j * draws:(j + 1) * draws]])
-            for j, (sh, _) in enumerate(sizes)]
-    verdict, reason = judge(rows, beta_value, shape.d_k)
-    outs, seconds = zip(*found[-draws:])
+            progress(len(tasks), len(tasks))
+        for (j, _), value in zip(tasks, done):
+            found[j].append(value)
+        rows = [distances(sh, beta_value, [o for o, _ in found[j]])
+                for j, (sh, _) in enumerate(sizes)]
+        verdict, reason, more = judge(rows, beta_value, shape.d_k, z_miss)
+        took = time.perf_counter() - began
+        looks.append({"draws": total, "verdict": verdict, "seconds": took})
+        if budget is None or verdict != INCONCLUSIVE or not more:
+            break
+        # the next look measures as many new draws as there are now: its time, from this one's
+        estimate = took * total / (total - have)
+        left = budget - (time.perf_counter() - start)
+        if len(looks) == LOOKS_MAX or estimate > left:
+            why = (f"{LOOKS_MAX} looks taken" if len(looks) == LOOKS_MAX else
+                   f"{left:.0f} s of the budget left")
+            looks[-1]["next"] = {"draws": 2 * total, "seconds": estimate}
+            reason += (f"; --decide stopped ({why}): the next look, {2 * total} draws per "
+                       f"size, would take about {estimate:.0f} s here")
+            break
+        total *= 2
+    outs, seconds = zip(*found[-1])
     moments = {key: np.array([spectra.spectral_moments(getattr(o, key), 2) for o in outs])
                for key in ("softmax", "gaussian")}
     scale = mean_eigenvalue(shape, beta_value)
-    return Result(shape, d, beta_value, draws, seed, law, edge,
+    return Result(shape, d, beta_value, total, seed, law, edge,
                   np.array([relative_w1(o.softmax, o.gaussian, scale) for o in outs]),
                   np.array([spectra.kolmogorov_distance(o.softmax, o.gaussian) for o in outs]),
                   moments, np.array(seconds),
                   {key: np.concatenate([getattr(o, key) for o in outs])
                    for key in ("softmax", "gaussian")},
-                  inputs, rows, verdict, reason)
+                  inputs, rows, verdict, reason,
+                  None if budget is None else {"budget_s": budget, "z_per_look": z_miss,
+                                               "looks": looks,
+                                               "spent_s": time.perf_counter() - start})
 
 
 def markdown(result: Result, name: str | None = None) -> str:
@@ -419,9 +464,16 @@ def markdown(result: Result, name: str | None = None) -> str:
             ("right edge of the output law", "", law(s["right_edge"])),
             ("seconds per draw", pm(s["seconds_per_draw"]), "")]
     pct = lambda v: f"{100 * v['mean']:.3g} ± {100 * v['se']:.2g}"  # noqa: E731
-    lines = [f"**{title}**", "", f"**{result.verdict}**: {result.reason}", "",
-             "| n | W1 to the Gaussian model (%) | the model's own spread (%) | excess (%) | "
-             "excess of the i.i.d. surrogate (%) |", "|---|---|---|---|---|"]
+    lines = [f"**{title}**", "", f"**{result.verdict}**: {result.reason}", ""]
+    if result.decide is not None:
+        looks = result.decide["looks"]
+        lines += [f"--decide: {len(looks)} look(s), draws per size "
+                  f"{', '.join(str(k['draws']) for k in looks)}, each judged at z = "
+                  f"{result.decide['z_per_look']:.3g} (docs/math.md §16); "
+                  f"{result.decide['spent_s']:.0f} s of a budget of "
+                  f"{result.decide['budget_s']:.0f} s", ""]
+    lines += ["| n | W1 to the Gaussian model (%) | the model's own spread (%) | excess (%) | "
+              "excess of the i.i.d. surrogate (%) |", "|---|---|---|---|---|"]
     lines += [f"| {r['n']} | {pct(r['model'])} | {pct(r['own'])} | {pct(r['excess'])} | "
               f"{pct(r['rival_excess'])} |" for r in result.ladder]
     lines += ["", "| quantity | measured (mean ± se) | output law |", "|---|---|---|"]

@@ -15,9 +15,10 @@ from dataclasses import dataclass, field
 
 from attnge import ledger, parallel
 from attnge.context import Context, running
+from attnge.judging import INCONCLUSIVE
 from attnge.params import DEFAULT_SIZES, Params
 from attnge.provenance import provenance
-from attnge.step import INCONCLUSIVE, Step, Table, tex
+from attnge.step import Step, Table, tex
 
 
 @dataclass
@@ -33,7 +34,7 @@ class StepResult:
 
     @property
     def rival_ruled_out(self) -> bool | None:
-        """Whether the value rows that name a rival (``evidence.Rival``) all passed and ruled
+        """Whether the value rows that name a rival (``judging.Rival``) all passed and ruled
         it out; None for a step without such rows."""
         rows = [v for t in self.tables for v in t.values if "rival" in v]
         if not rows:

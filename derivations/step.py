@@ -15,22 +15,11 @@ from dataclasses import dataclass, field
 import mpmath as mp
 import sympy as sp
 
+from attnge.judging import INCONCLUSIVE, Verdict
 from attnge.params import Params
 from attnge.theory import printing
 
 Cell = str | int | float | bool | None
-INCONCLUSIVE = "INCONCLUSIVE"
-"""A check's verdict when the measurement agrees with the prediction but its uncertainty is
-too wide to decide; it does not fail the step, and the summaries count it."""
-Verdict = bool | str | None   # True (PASS), False (FAIL), INCONCLUSIVE, None (not a check)
-
-
-def verdict_text(verdict: Verdict) -> str:
-    """PASS, FAIL, INCONCLUSIVE, or '' for a row that is not a check."""
-    return "" if verdict is None else INCONCLUSIVE if verdict == INCONCLUSIVE \
-        else "PASS" if verdict else "FAIL"
-
-
 @dataclass
 class Table:
     """An evidence table: columns, rows and, per row, a verdict (``Verdict``)."""

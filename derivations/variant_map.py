@@ -20,7 +20,7 @@ import sympy as sp
 
 from attnge import mha
 from attnge import variants as va
-from attnge.evidence import RIVAL_SHARE
+from attnge.judging import DECAY_Z, RIVAL_SHARE
 from attnge.numerics.initialisation import sampled_beta
 from attnge.output import figures
 from attnge.output.files import write_atomic
@@ -180,7 +180,7 @@ def write(judgements: list[va.Judgement], folder: Path, command: str, wall_s: fl
         "without its largest value; its moments are fitted to ℓ → ∞ as m∞ + b/ℓ (under the "
         "causal mask m∞ + b/ℓ + c log(ℓ)/ℓ, the form of its exact finite-size means). "
         "GE HOLDS: the values agree with the prediction within "
-        f"{va.Z:g} standard errors, the relative W₁ to the Gaussian model shrinks, and the "
+        f"{DECAY_Z:g} standard errors, the relative W₁ to the Gaussian model shrinks, and the "
         "fitted m₂ rules out each rival (the i.i.d. surrogate's m₂ where θ₂ ≠ 0, the "
         "orthonormal inputs' m₂ for other inputs) with what it detects at most "
         f"{RIVAL_SHARE:g} of the distance to it; "

@@ -11,10 +11,12 @@ handling of damaged lines), so a rerun measures only what is missing.
 The verdict (:func:`judge`):
 
 - **GE HOLDS**: the bulk's m₁ and m₂, fitted to ℓ → ∞, agree with the prediction (within
-  ``Z`` standard errors, the smallest deviation that would have been caught stated as
+  ``judging.DECAY_Z`` standard errors, the smallest deviation that would have been caught
+  stated as
   ``detectable``), and the distance to the Gaussian model shrinks: its fitted log–log slope
-  over the sizes lies ``Z`` standard errors below −1/4 (``decay_z``);
-- **GE BREAKS**: a value misses, or the distance stops shrinking (its slope ``Z`` standard
+  over the sizes lies ``judging.DECAY_Z`` standard errors below −1/4 (``decay_z``);
+- **GE BREAKS**: a value misses, or the distance stops shrinking (its slope
+  ``judging.DECAY_Z`` standard
   errors above −1/4), with the plateau;
 - **INCONCLUSIVE**: neither, with what would decide.
 
@@ -35,13 +37,13 @@ import sympy as sp
 
 from attnge import parallel
 from attnge import regimes as rg
-from attnge.evidence import Rival  # GE HOLDS only with the power to reject its rivals
+from attnge.judging import BREAKS, DECAY_Z, HOLDS, INCONCLUSIVE, PLATEAU_SLOPE, Rival, decay_z
 from attnge.numerics import spectra, stats
 from attnge.numerics.measure import require_memory
 from attnge.numerics.sampling import draw_rng
 from attnge.numerics.variants import sample_variant
 from attnge.output.files import locked, write_atomic
-from attnge.step import INCONCLUSIVE, Table, fmt, pm
+from attnge.step import Table, fmt, pm
 from attnge.theory import inputs
 from attnge.theory.inputs import integer
 from attnge.theory.symbols import x
@@ -54,10 +56,6 @@ from attnge.theory.variants import (
 )
 from attnge.threshold import audit
 
-Z = 4.0
-"""Standard errors (normal-equivalent, ``numerics.stats``) that make a miss."""
-PLATEAU_SLOPE = 0.25
-"""A distance whose slope is above −PLATEAU_SLOPE by Z errors is not shrinking."""
 POWERS = (1.0,)
 """The finite-size term of the fits to ℓ → ∞: m∞ + b/ℓ."""
 CAUSAL_LOG_POWERS = (1.0,)
@@ -69,7 +67,6 @@ below θ₁; with it, 6e-6), a bias that 32 draws made a false GE BREAKS (docs/m
 MATRICES = 6
 """ℓ×ℓ float64 arrays alive at the peak of one draw (scores, kernel, centred, model, two
 Gram matrices)."""
-HOLDS, BREAKS, INCONCLUSIVE_TEXT = "GE HOLDS", "GE BREAKS", "INCONCLUSIVE"
 RESULTS = ("a_m1", "a_m2", "a_b1", "a_b2", "g_m1", "g_m2", "g_b1", "g_b2", "w1",
            "kolmogorov", "d_mean", "d_var")
 """One draw's record: the attention's (a_) and the model's (g_) m₁, m₂ in full (m) and in
@@ -168,7 +165,7 @@ def check(variant: Variant, beta: float = 1.0, y: float = 1.0,
     --------
     >>> from attnge.theory.variants import Variant
     >>> j = check(Variant(mask="causal"), beta=0.5, sizes=(50, 100, 200), draws=3)
-    >>> j.prediction.status, j.verdict in (HOLDS, BREAKS, INCONCLUSIVE_TEXT)
+    >>> j.prediction.status, j.verdict in (HOLDS, BREAKS, INCONCLUSIVE)
     ('derived', True)
     """
     run = Run(variant, beta, y, tuple(sizes), draws, seed)
@@ -244,7 +241,7 @@ def _rate(rows: list[dict]) -> dict:
                           [r["se"] for r in rows] if weighted else None,
                           [r["dof"] for r in rows] if weighted else None)
     return {"slope": rate.slope, "se": rate.se, "dof": rate.dof,
-            "width": rate.width(Z)}
+            "width": rate.width(DECAY_Z)}
 
 
 def value_regime(run: Run) -> rg.Regime:
@@ -261,12 +258,12 @@ def value_regime(run: Run) -> rg.Regime:
 
 def _value_check(limit: dict, predicted: float) -> dict:
     """z of the fitted limit against the prediction, and the smallest relative deviation the
-    check would catch (``Z`` standard errors, at the fit's dof)."""
+    check would catch (``judging.DECAY_Z`` standard errors, at the fit's dof)."""
     z = stats.normal_equivalent((limit["mean"] - predicted) / limit["se"], limit["dof"]) \
         if limit["se"] > 0 else math.inf
-    width = stats.t_critical(Z, limit["dof"]) * limit["se"]
+    width = stats.t_critical(DECAY_Z, limit["dof"]) * limit["se"]
     return {"predicted": predicted, "measured": limit["mean"], "se": limit["se"], "z": z,
-            "agrees": bool(abs(z) <= Z),
+            "agrees": bool(abs(z) <= DECAY_Z),
             "detectable": width / abs(predicted) if predicted else math.inf}
 
 
@@ -374,23 +371,9 @@ def _normalizer(run: Run, series: dict) -> dict | None:
                 rg.tails(run.beta, run.y, [ell]).inside[0]
             rows.append({"ell": ell, "quantity": name, "exact": target[name],
                          "mean": row["mean"], "se": row["se"], "z": z,
-                         "agrees": bool(abs(z) <= Z) if judged else INCONCLUSIVE})
+                         "agrees": bool(abs(z) <= DECAY_Z) if judged else INCONCLUSIVE})
     return {"route": exact["route"], "rows": rows,
             "agrees": all(r["agrees"] is not False for r in rows)}
-
-
-def decay_z(rate: dict) -> float:
-    r"""How much faster than ℓ^{−1/4} (``PLATEAU_SLOPE``) the distance shrinks, in standard
-    errors of its fitted log–log slope over every size (normal-equivalent at the slope's
-    Welch dof): above ``Z`` it shrinks, below −``Z`` it has stopped.
-
-    Notes
-    -----
-    .. math:: z = -\frac{\hat s + 1/4}{\operatorname{se}(\hat s)}
-    """
-    if rate["se"] == 0:
-        return math.copysign(math.inf, -(rate["slope"] + PLATEAU_SLOPE))
-    return -stats.normal_equivalent((rate["slope"] + PLATEAU_SLOPE) / rate["se"], rate["dof"])
 
 
 def rivals(run: Run, prediction: Prediction | None) -> list[tuple[str, float]]:
@@ -411,7 +394,7 @@ def rivals(run: Run, prediction: Prediction | None) -> list[tuple[str, float]]:
 
 def _unrejected_rival(m2: dict, named: list[tuple[str, float]]) -> str:
     """Why values that agree cannot hold GE: the fitted bulk m₂ (``m2``, its check against
-    the prediction) does not reject a rival, or lacks the power to (``evidence.Rival.power``:
+    the prediction) does not reject a rival, or lacks the power to (``judging.Rival.power``:
     its detectable error t·se above ``RIVAL_SHARE`` of the distance between prediction and
     rival). '' where every rival is ruled out."""
     width = m2["detectable"] * abs(m2["predicted"])    # t_Z(dof) se of the fitted m₂
@@ -433,7 +416,7 @@ def _verdict(run: Run, prediction: Prediction | None, values: dict, distance: di
     rows = distance["w1"]["per_size"]
     first, last = rows[0], rows[-1]
     z = decay_z(rate)
-    shrinks, plateau = z > Z, z < -Z
+    shrinks, plateau = z > DECAY_Z, z < -DECAY_Z
     missed = [f"{name} = {v['measured']:.6g} ± {v['se']:.2g} against {v['predicted']:.6g} "
               f"(z = {v['z']:.1f})" for name, v in values.items()
               if "undecided" not in v and not v["agrees"]]
@@ -452,7 +435,7 @@ def _verdict(run: Run, prediction: Prediction | None, values: dict, distance: di
         state = (f"; at these sizes the distance to the Gaussian model is not shrinking (W1 "
                  f"{last['mean']:.3g} ± {last['se']:.2g} at ell = {last['ell']}, slope "
                  f"{slope:.2f} ± {rate['se']:.2f})" if plateau else "")
-        return INCONCLUSIVE_TEXT, (f"{where} the values cannot be decided: {undecided[0]}"
+        return INCONCLUSIVE, (f"{where} the values cannot be decided: {undecided[0]}"
                                    + state)
     if plateau:
         return BREAKS, (f"the distance to the Gaussian model stops shrinking {where}: "
@@ -463,7 +446,7 @@ def _verdict(run: Run, prediction: Prediction | None, values: dict, distance: di
     m2 = values.get("m2", {})
     rival = "" if "measured" not in m2 else _unrejected_rival(m2, rivals(run, prediction))
     if shrinks and rival:
-        return INCONCLUSIVE_TEXT, (f"{where} the values agree ({detect}) and W1 shrinks "
+        return INCONCLUSIVE, (f"{where} the values agree ({detect}) and W1 shrinks "
                                    f"(slope {slope:.2f} ± {rate['se']:.2f}), but {rival}")
     if shrinks:
         return HOLDS, (f"{covered}: W1 from {first['mean']:.3g} to "
@@ -471,7 +454,7 @@ def _verdict(run: Run, prediction: Prediction | None, values: dict, distance: di
                        + (f"; values agree ({detect})" if values else
                           "; no value is predicted for this variant"))
     larger = max(run.sizes) * 4
-    return INCONCLUSIVE_TEXT, (f"{where}: W1 from {first['mean']:.3g} to {last['mean']:.3g} "
+    return INCONCLUSIVE, (f"{where}: W1 from {first['mean']:.3g} to {last['mean']:.3g} "
                                f"(slope {slope:.2f} ± {rate['se']:.2f}) tells neither shrinking "
                                f"nor a plateau (z = {z:.1f} against ell^-{PLATEAU_SLOPE:g}); "
                                f"sizes up to ell = {larger} or {4 * run.draws} draws would "
@@ -538,7 +521,7 @@ def step_tables(title: str, chosen: list[Variant], params) -> list[Table]:
                           "predicted m2", "bulk m2 (ell -> inf)", "W1 at the largest ell",
                           "why"],
                   note=f"bulk: all but the largest squared singular value; a value agrees "
-                       f"within {Z:g} standard errors; W1: the relative Wasserstein-1 "
+                       f"within {DECAY_Z:g} standard errors; W1: the relative Wasserstein-1 "
                        "distance to the Gaussian model on the same scores")
     normalizer = Table(f"{title}: the normalizer's exact means", ["variant", "ell", "quantity",
                                                                    "exact", "sampled", "z"])

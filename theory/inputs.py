@@ -92,6 +92,26 @@ def integer(value: object, name: str, least: int = 0, most: int | None = None) -
     return out
 
 
+UNITS = {"s": 1, "m": 60, "h": 3600}
+
+
+def duration(value: object, name: str = "budget") -> float:
+    """Seconds from a time such as 90, 90s, 20m or 1.5h (a positive number and at most one
+    unit of s, m, h); ValueError naming ``name`` otherwise.
+
+    >>> duration("20m"), duration("1.5h"), duration(45)
+    (1200.0, 5400.0, 45.0)
+    """
+    text = f"{name} must be a positive time such as 90s, 20m or 1.5h (got {value!r})"
+    match = re.fullmatch(r"\s*([0-9]*\.?[0-9]+)\s*([smh]?)\s*", str(value))
+    if isinstance(value, bool) or match is None:
+        raise ValueError(text)
+    seconds = float(match.group(1)) * UNITS.get(match.group(2) or "s")
+    if not 0 < seconds < math.inf:
+        raise ValueError(text)
+    return seconds
+
+
 def d_qk(ell: int, y: float) -> int:
     """d_qk = round(ℓ/y), the query/key width of ℓ tokens at ratio y = ℓ/d_qk.
 

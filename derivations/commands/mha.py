@@ -10,13 +10,15 @@ import sys
 import time
 from pathlib import Path
 
+from attnge import judging
 from attnge.commands.common import cluster, cluster_options, draws
 from attnge.commands.spectrum import figure_path
 from attnge.output import figures
 from attnge.output.files import check_files, check_output, emit, write_atomic
 from attnge.output.progress import Progress
-from attnge.theory.inputs import integer
+from attnge.theory.inputs import duration, integer
 
+DEFAULT_BUDGET = "10m"
 NAME = "mha"
 HELP = "a softmax attention layer against its Gaussian model on the same weights, at a real " \
     "architecture's shape"
@@ -50,6 +52,11 @@ def add_arguments(m: argparse.ArgumentParser) -> None:
     m.add_argument("--draws", default=10, help="draws >= 2 per size (default 10; the verdict "
                    "measures the layer at n/4 and n/2 too)")
     m.add_argument("--seed", default=0, help="seed >= 0 (default 0)")
+    m.add_argument("--decide", action="store_true", help="while INCONCLUSIVE for want of "
+                   "draws, double them (reusing those measured) within --budget, every look "
+                   "judged at the stricter per-look z of docs/math.md section 16")
+    m.add_argument("--budget", default=None, metavar="TIME", help="the time --decide may "
+                   "spend per layer, as 90s, 20m or 1.5h (default 10m)")
     m.add_argument("--json", default=None, metavar="FILE", help="write the summary and the "
                    "provenance as JSON")
     m.add_argument("--out", default=None, metavar="FIG.png", help="histograms of both spectra "
@@ -77,6 +84,10 @@ def run(args: argparse.Namespace) -> int:
     betas = [mha.initial_beta(name, args.beta) for name in presets]
     seed = integer(args.seed, "seed", 0)
     n_draws = integer(args.draws, "draws", 2)
+    if args.budget is not None and not args.decide:
+        raise ValueError("budget applies with --decide only")
+    budget = duration(DEFAULT_BUDGET if args.budget is None else args.budget, "budget") \
+        if args.decide else None
     out = None
     if args.json is not None:
         check_output(args.json, "json")
@@ -98,20 +109,22 @@ def run(args: argparse.Namespace) -> int:
             parameters = {"preset": name, "shape": [shape.n, d, shape.heads, shape.kv_heads,
                                                     shape.d_k, shape.d_v, shape.d_o,
                                                     shape.sharing],
-                          "inputs": kind, "beta": float(beta), "draws": n_draws, "seed": seed}
+                          "inputs": kind, "beta": float(beta), "draws": n_draws, "seed": seed,
+                          **({} if budget is None else {"budget_s": budget})}
             if args.report is not None:
                 folder = Path(args.report)
                 kept = mha.stored(folder / f"{name}.json", parameters)
                 if kept is not None:
                     sys.stderr.write(f"attnge: mha {name}: reused {folder / name}.json\n")
                     found[name] = kept
-                    broke = broke or kept["verdict"] == mha.BREAKS
+                    broke = broke or kept["verdict"] == judging.BREAKS
                     continue
                 out = folder / f"{name}.png"
             start = time.perf_counter()
             result = mha.run(shape, d, beta, n_draws, seed,
-                             draws(Progress(f"mha {name or ''}".strip(), args.quiet)), kind)
-            broke = broke or result.verdict == mha.BREAKS
+                             draws(Progress(f"mha {name or ''}".strip(), args.quiet)), kind,
+                             budget)
+            broke = broke or result.verdict == judging.BREAKS
             summary = {**result.summary(), "parameters": parameters}
             if out is not None:
                 write_atomic(out.with_suffix(".csv"), mha.plot(result, out, name))

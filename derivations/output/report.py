@@ -7,9 +7,10 @@ from pathlib import Path
 
 import numpy as np
 
+from attnge.judging import INCONCLUSIVE, verdict_text
 from attnge.output.files import write_atomic
 from attnge.runner import Run, StepResult
-from attnge.step import INCONCLUSIVE, Cell, Table, verdict_text
+from attnge.step import Cell, Table
 
 
 def cell(value: Cell) -> str:
@@ -103,7 +104,7 @@ def write_report(run: Run, folder: str | Path) -> Path:
 
 
 def rivals(run: Run) -> tuple[list[str], list[str]]:
-    """The steps with value rows that name a rival (``evidence.Rival``), and those among them
+    """The steps with value rows that name a rival (``judging.Rival``), and those among them
     that ruled it out (``StepResult.rival_ruled_out``)."""
     named = [r for r in run.results if r.rival_ruled_out is not None]
     return [r.step.id for r in named], [r.step.id for r in named if r.rival_ruled_out]

@@ -14,9 +14,10 @@ import re
 
 from pylatexenc.latex2text import LatexNodes2Text
 
+from attnge.judging import INCONCLUSIVE
 from attnge.output.report import markdown_table, summary
 from attnge.runner import Run, StepResult
-from attnge.step import INCONCLUSIVE, Table
+from attnge.step import Table
 
 _SUPER = dict(zip("0123456789+-=()n", "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾ⁿ"))
 _SUB = dict(zip("0123456789+-=()", "₀₁₂₃₄₅₆₇₈₉₊₋₌₍₎"))

@@ -14,7 +14,7 @@ import numpy as np
 import sympy as sp
 
 from attnge import evidence as ev
-from attnge import ledger_draws, parallel
+from attnge import judging, ledger_draws, parallel
 from attnge.numerics import stats
 from attnge.numerics.reference import gaussian_integral, hermite_e
 from attnge.numerics.sampling import draw_rng, sample_scores
@@ -28,7 +28,7 @@ DPS = 30                 # digits of the quadrature route
 MIN_DIGITS = 25          # agreement required
 MAX_ORDER = 12           # Hermite and Taylor orders checked
 EXTRA_BETAS = (0.5, 2.0)  # besides the run's β
-Z_MAX = ev.Z_MAX         # sampled moments: |measured − exact| ≤ Z_MAX standard errors
+Z_MAX = judging.Z_MAX         # sampled moments: |measured − exact| ≤ Z_MAX standard errors
 REMAINDER_ORDERS = (1, 2, 4, 8)
 DEGREE = {"E f(S)^2": 2, "E S f(S)": 1}   # the power of e^{βS} that carries each moment
 TAYLOR_RADIUS = 3

@@ -17,7 +17,7 @@ import numpy as np
 import sympy as sp
 
 from attnge import evidence as ev
-from attnge import ledger_draws
+from attnge import judging, ledger_draws
 from attnge.fits import (
     BULK_POWERS,
     CLIP_TOP,
@@ -173,7 +173,7 @@ STEP = Step(
             "the edge gap against ell with fitted slopes."),
     failure=(f"routes disagreeing (moments not equal, fewer than {MIN_DENSITY_DIGITS} digits "
              f"from the density or {MIN_EDGE_DIGITS} for the edge), a value more than "
-             f"{ev.VALUE_Z:g} se (normal scale) from its prediction, or a moment error decaying "
-             f"slower than ell^{MOMENT_SLOPE:g} or the edge gap slower than "
+             f"{judging.VALUE_Z:g} se (normal scale) from its prediction, or a moment error "
+             f"decaying slower than ell^{MOMENT_SLOPE:g} or the edge gap slower than "
              f"ell^{EDGE_SLOPE:.3g}."),
 )

@@ -16,7 +16,7 @@ import mpmath as mp
 import sympy as sp
 
 from attnge import evidence as ev
-from attnge import heads_draws
+from attnge import heads_draws, judging
 from attnge import regimes as rg
 from attnge.fits import FULL_POWERS, exact_m1, laws, powers_text
 from attnge.numerics import multi_head_law as mhl
@@ -218,7 +218,7 @@ STEP = Step(
             "relative W1 and Kolmogorov distance between the two spectra against n with "
             "fitted slopes."),
     failure=(f"routes disagreeing (moments not equal, a sanity value failing, fewer than "
-             f"{MIN_EDGE_DIGITS} digits for an edge), a value more than {ev.VALUE_Z:g} se "
+             f"{MIN_EDGE_DIGITS} digits for an edge), a value more than {judging.VALUE_Z:g} se "
              f"(normal scale) from its prediction, or a distance decaying slower than "
              f"n^{DISTANCE_SLOPE:g}."),
 )

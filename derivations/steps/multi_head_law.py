@@ -18,7 +18,7 @@ import numpy as np
 import sympy as sp
 
 from attnge import evidence as ev
-from attnge import heads_draws
+from attnge import heads_draws, judging
 from attnge import regimes as rg
 from attnge.fits import (
     BULK_POWERS,
@@ -33,9 +33,10 @@ from attnge.fits import (
     rates_table,
     regimes,
 )
+from attnge.judging import INCONCLUSIVE
 from attnge.numerics import multi_head_law as mhl
 from attnge.params import Params
-from attnge.step import INCONCLUSIVE, Step, Table, digits_agree, digits_text
+from attnge.step import Step, Table, digits_agree, digits_text
 from attnge.theory import limit_law as ll
 from attnge.theory import multi_head as mh
 from attnge.theory.symbols import GAMMA_K, THETA1, THETA2, H, positive_beta
@@ -214,6 +215,7 @@ STEP = Step(
             "key; |m_q - m_q(nu)| and the edge gap against n with fitted slopes."),
     failure=(f"routes disagreeing (moments not equal, fewer than {MIN_DENSITY_DIGITS} digits "
              f"from the density, {MIN_EDGE_DIGITS} for the edge), a value more than "
-             f"{ev.VALUE_Z:g} se (normal scale) from its prediction, or a moment error decaying "
-             f"slower than n^{MOMENT_SLOPE:g} or the edge gap slower than n^{EDGE_SLOPE:.3g}."),
+             f"{judging.VALUE_Z:g} se (normal scale) from its prediction, or a moment error "
+             f"decaying slower than n^{MOMENT_SLOPE:g} or the edge gap slower than "
+             f"n^{EDGE_SLOPE:.3g}."),
 )

@@ -14,21 +14,22 @@ import numpy as np
 import sympy as sp
 
 from attnge import evidence as ev
-from attnge import ledger_draws, parallel
+from attnge import judging, ledger_draws, parallel
 from attnge import regimes as rg
 from attnge.exact_means import evaluate, untested
+from attnge.judging import INCONCLUSIVE
 from attnge.numerics import stats
 from attnge.numerics.reference import chi2_integral
 from attnge.numerics.sampling import draw_rng, normalizer, sample_scores
 from attnge.params import Params
-from attnge.step import INCONCLUSIVE, Step, Table, digits_agree, digits_text, fmt, pm
+from attnge.step import Step, Table, digits_agree, digits_text, fmt, pm
 from attnge.theory import normalizer as nz
 from attnge.theory.symbols import d_qk, eps, positive_beta
 
 ID = "normalizer"
 DPS = 30
 MIN_DIGITS = 25
-Z_MAX = ev.Z_MAX
+Z_MAX = judging.Z_MAX
 EXPANSION_ORDERS = (1, 2)
 EXPANSION_STEPS = 4      # d_qk = d_0, 10 d_0, … from d_0 in the expansion's regime
 NEXT_TERM_TOLERANCE = 0.01

@@ -15,10 +15,11 @@ import numpy as np
 import sympy as sp
 
 from attnge import evidence as ev
-from attnge import ledger_draws
+from attnge import judging, ledger_draws
 from attnge.fits import EDGE_POWERS, FULL_POWERS, limit_values, regimes
+from attnge.judging import INCONCLUSIVE
 from attnge.params import Params
-from attnge.step import INCONCLUSIVE, Step, Table
+from attnge.step import Step, Table
 from attnge.theory import exponential as ex
 from attnge.theory import limit_law as ll
 from attnge.theory.symbols import beta, positive_beta, y
@@ -26,7 +27,7 @@ from attnge.theory.symbols import beta, positive_beta, y
 ID = "not-marchenko-pastur"
 SEPARATION = 5.0
 POWER = 2 * SEPARATION     # a separation this large in se fails 5 se with p < 3e-7
-SURROGATE_GAP = ev.Rival(0.0, "the i.i.d. surrogate's gap")
+SURROGATE_GAP = judging.Rival(0.0, "the i.i.d. surrogate's gap")
 
 
 def gap() -> sp.Expr:
@@ -98,11 +99,11 @@ STEP = Step(
     validate=ledger_draws.validate_law,
     method=(f"On the law draws ({ledger_draws.LAW_TEXT}): the gap m_2(M0) - 2 theta1^2 fitted to "
             "ell -> inf against y theta2^2, with the relative error it detects (a pass needs "
-            f"that error at most {ev.RIVAL_SHARE:g} of the gap, else INCONCLUSIVE); the "
+            f"that error at most {judging.RIVAL_SHARE:g} of the gap, else INCONCLUSIVE); the "
             "fitted m_2 and bulk edge against the surrogate's 2 theta1^2 and 4 theta1 "
             f"(judged where nu_infinity's is at least {POWER:g} se away, else INCONCLUSIVE); "
             "m_2 against 2 theta1^2 at each size (reported)."),
-    failure=(f"the fitted gap more than {ev.VALUE_Z:g} se (normal scale) from y theta2^2, or "
+    failure=(f"the fitted gap more than {judging.VALUE_Z:g} se (normal scale) from y theta2^2, or "
              f"the fitted m_2 or bulk edge within {SEPARATION:g} se of the surrogate's value "
              f"(judged where nu_infinity's is at least {POWER:g} se away)."),
 )

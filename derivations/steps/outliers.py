@@ -23,12 +23,13 @@ import numpy as np
 import sympy as sp
 
 from attnge import evidence as ev
-from attnge import ledger_draws
+from attnge import judging, ledger_draws
 from attnge import regimes as rg
+from attnge.judging import INCONCLUSIVE
 from attnge.numerics import stats
 from attnge.numerics.outliers import expected_entries_above
 from attnge.params import Params
-from attnge.step import INCONCLUSIVE, Step, Table
+from attnge.step import Step, Table
 from attnge.theory import outliers as th
 
 ID = "outliers"
@@ -104,7 +105,7 @@ def location_table(sw: ev.Sweep, params: Params, E: float) -> Table:
             continue
         _location_row(table, ell, errors, example)
     if pooled:
-        _location_row(table, "all", pooled, "", ev.Rival(float(np.mean(at_edge)), AT_EDGE))
+        _location_row(table, "all", pooled, "", judging.Rival(float(np.mean(at_edge)), AT_EDGE))
     elif any(reg.inside):
         per_draw = sum(expected_above_level(params, ell, E)
                        for ell, inside in zip(sorted(sw), reg.inside) if inside)
@@ -127,12 +128,12 @@ def expected_above_level(params: Params, ell: int, E: float) -> float:
 
 
 def _location_row(table: Table, ell, errors: list[float], example: str,
-                  rival: ev.Rival | None = None) -> None:
+                  rival: judging.Rival | None = None) -> None:
     """Mean relative error of the locations, judged within max(t se, LOCATION_TOL) of 0, t the
     two-sided 4-sigma point of Student's t with n - 1 dof (one outlier's own error spreads by
     6-9% at these sizes, so a handful of them gives no reliable se; one gives none).
     ``rival``: the mean relative error of outliers sitting at the bulk edge instead, which
-    the pooled row must have the power to reject (``evidence.Rival.power``)."""
+    the pooled row must have the power to reject (``judging.Rival.power``)."""
     n = len(errors)
     mean, se = ev.mean_se(np.array(errors))
     where = "all sizes" if ell == "all" else f"ell = {ell}"
@@ -143,7 +144,7 @@ def _location_row(table: Table, ell, errors: list[float], example: str,
             table.values.append({"quantity": f"outlier location, mean relative error, {where}",
                                  "passed": INCONCLUSIVE, **rival.record(False)})
         return
-    detectable = max(ev.detectable(se, n - 1, 1.0, ev.VALUE_Z), LOCATION_TOL)
+    detectable = max(judging.detectable(se, n - 1, 1.0, judging.VALUE_Z), LOCATION_TOL)
     ok = abs(mean) <= detectable
     verdict, shown, extra = ok, f"{100 * detectable:.2g}%", {}
     if rival is not None:
@@ -244,7 +245,7 @@ STEP = Step(
             "E(1 + 5 ell^-2/3) against the expected number (exact finite-d_qk score tail, "
             "Poisson z); the expected count against ell and b; the outliers' share of m_2. "
             "The pooled location passes only with the power to reject its rival, outliers "
-            f"at the bulk edge E (what it detects at most {ev.RIVAL_SHARE:g} of the distance "
+            f"at the bulk edge E (what it detects at most {judging.RIVAL_SHARE:g} of the distance "
             "to it), and draws without a predicted outlier are INCONCLUSIVE; either names the "
             "draws that would decide."),
     failure=("a mean relative location error beyond max(t se, 5 %) (t: Student's, n - 1 dof, "

@@ -11,7 +11,7 @@ import numpy as np
 import sympy as sp
 
 from attnge import evidence as ev
-from attnge import ledger_draws
+from attnge import judging, ledger_draws
 from attnge import regimes as rg
 from attnge.fits import FULL_POWERS, exact_m1, regimes
 from attnge.params import Params
@@ -94,7 +94,7 @@ STEP = Step(
             "and 1, each with the relative error it detects; s_1(A) - 1, s_2(A) (chain draws) "
             "and | ||A||_F^2 - e^(b^2) | against ell with fitted slopes; code sanity checks: "
             "the identities A 1 = 1, ||A||_F^2 = 1 + ||A_perp||_F^2 and interlacing."),
-    failure=(f"a value more than {ev.VALUE_Z:g} se (normal scale) from its prediction, a slope "
-             "away from its prediction (-1, -1/2, -1), or a code sanity check failing (an "
+    failure=(f"a value more than {judging.VALUE_Z:g} se (normal scale) from its prediction, "
+             "a slope away from its prediction (-1, -1/2, -1), or a code sanity check failing (an "
              "identity residual above 1e-10, interlacing violated)."),
 )

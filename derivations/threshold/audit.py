@@ -20,10 +20,11 @@ from pathlib import Path
 import numpy as np
 
 from attnge import parallel
+from attnge.judging import INCONCLUSIVE
 from attnge.numerics.measure import require_memory
 from attnge.output.files import append_line, atomic, locked, write_atomic
 from attnge.provenance import provenance
-from attnge.step import INCONCLUSIVE, Table
+from attnge.step import Table
 from attnge.theory import inputs
 from attnge.theory.inputs import integer, number
 from attnge.threshold.fit import DECISIVE, Quantity

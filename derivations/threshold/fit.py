@@ -22,14 +22,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from attnge.judging import CROSSING_Z, INCONCLUSIVE, SIGN_Z, SIZE_Z, SLOPE_TOLERANCE
 from attnge.numerics import stats
-from attnge.step import INCONCLUSIVE
 
 DECISIVE = 0.1          # a threshold is decided when its uncertainty is at most this
-CROSSING_Z = 2.0        # its statistical part: the slopes' t-widths at the normal 2-sided z
-SIGN_Z = 2.0            # a slope's sign counts as known when |slope| >= SIGN_Z se
-SIZE_Z = 4.0            # a mean against its exact mean: |mean − exact| ≤ SIZE_Z se
-SLOPE_TOLERANCE = 0.1   # order, δ: |measured − exact slope| ≤ max(4 se, this)
 DRAW_FACTORS = (2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64)   # more draws tried by ``to_decide``
 
 

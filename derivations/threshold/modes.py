@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 
 import sympy as sp
 
+from attnge.judging import INCONCLUSIVE, READING_Z
 from attnge.numerics import stats
 from attnge.numerics.softmax_mass import expected_mass_difference
 from attnge.numerics.threshold import (
@@ -29,7 +30,7 @@ from attnge.numerics.threshold import (
     order_d_qk,
     temperature_beta,
 )
-from attnge.step import INCONCLUSIVE, Table
+from attnge.step import Table
 from attnge.theory import threshold as th
 from attnge.theory.inputs import d_qk as rounded_d_qk
 from attnge.threshold.fit import Quantity, crossing, fit, fit_exact, means
@@ -225,7 +226,6 @@ MAX_DOMINATED = 1.5
 """The readings of T_q are compared where qc ≥ this: T_q's entries have tail index 1/(qc)
 at the largest entry's scale, so there the largest entry dominates the sum (index ≤ 2/3)
 rather than sharing it with the next ones, as just above qc = 1."""
-READING_Z = 3.0   # a reading agrees within READING_Z se; the two are told apart at that too
 
 
 def _one_entry(sweep, done) -> list[Quantity]:

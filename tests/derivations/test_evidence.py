@@ -6,9 +6,11 @@ import numpy as np
 import pytest
 
 from attnge import evidence as ev
+from attnge import judging
+from attnge.judging import INCONCLUSIVE
 from attnge.numerics import stats
 from attnge.params import Params
-from attnge.step import INCONCLUSIVE, Table
+from attnge.step import Table
 
 
 def test_an_error_of_detectable_reaches_the_threshold_at_one_size():
@@ -17,9 +19,9 @@ def test_an_error_of_detectable_reaches_the_threshold_at_one_size():
     ev.z_value(table, ["a"], "a", ev.Estimate(expected, se, math.inf), expected)
     det = table.values[0]["detectable"]
     z = ev.z_value(table, ["b"], "b", ev.Estimate(expected * (1 + det), se, math.inf), expected)
-    assert z == pytest.approx(ev.Z_MAX) and table.verdicts[-1] is True
+    assert z == pytest.approx(judging.Z_MAX) and table.verdicts[-1] is True
     assert ev.z_value(table, ["c"], "c", ev.Estimate(expected * (1 + 1.01 * det), se, math.inf),
-                      expected) > ev.Z_MAX and table.verdicts[-1] is False
+                      expected) > judging.Z_MAX and table.verdicts[-1] is False
 
 
 def test_a_shared_error_of_detectable_reaches_the_threshold_combined():
@@ -30,12 +32,12 @@ def test_a_shared_error_of_detectable_reaches_the_threshold_combined():
     det = table.values[0]["detectable"]
     zs = [e * det / s for e, s in zip(expected, ses)]     # every size off by det
     ev.z_combined(table, ["all"], "m", zs, rse)
-    assert table.values[1]["z"] == pytest.approx(ev.Z_MAX)
+    assert table.values[1]["z"] == pytest.approx(judging.Z_MAX)
 
 
 def test_few_draws_need_a_larger_error():
-    assert ev.detectable(0.01, 3, 1.0) > ev.detectable(0.01, math.inf, 1.0) == \
-        pytest.approx(ev.Z_MAX * 0.01)
+    assert judging.detectable(0.01, 3, 1.0) > judging.detectable(0.01, math.inf, 1.0) == \
+        pytest.approx(judging.Z_MAX * 0.01)
 
 
 def test_a_slope_from_few_draws_gets_the_t_quantile_of_its_dof():
@@ -45,8 +47,8 @@ def test_a_slope_from_few_draws_gets_the_t_quantile_of_its_dof():
     table = ev.rate_table("t", params)
     rate = ev.rate_row(table, "x", params, values, ev.Slope(-0.5, "agree", tol=0.0))
     assert 2 <= rate.dof <= 6                          # three sizes of 2 dof each
-    width = stats.t_critical(ev.RATE_Z, rate.dof) * rate.se
-    assert width > 2 * ev.RATE_Z * rate.se             # 4 se would be far too strict here
+    width = stats.t_critical(judging.RATE_Z, rate.dof) * rate.se
+    assert width > 2 * judging.RATE_Z * rate.se             # 4 se would be far too strict here
     assert table.rows[-1][-1] == f"|slope - (-0.5)| <= {width:.2g}"
 
 
@@ -87,7 +89,7 @@ def test_a_pass_must_have_the_power_to_reject_its_rival():
     """Issue 39: a value row with a rival passes only when what it detects (t se) is at most
     RIVAL_SHARE of the distance to the rival; else INCONCLUSIVE, naming the draws that give
     the power, and those draws do."""
-    gap = ev.Rival(0.0, "the surrogate's gap")
+    gap = judging.Rival(0.0, "the surrogate's gap")
     table = ev.value_table("gap")
     row = ev.value_row(table, "weak", ev.Estimate(0.1, 0.05, math.inf), 0.1, "fit", rival=gap)
     assert table.verdicts[-1] == INCONCLUSIVE and row["rules_out_rival"] is False
@@ -100,6 +102,6 @@ def test_a_pass_must_have_the_power_to_reject_its_rival():
     ev.value_row(table, "off", ev.Estimate(0.5, 0.05, math.inf), 0.1, "fit", rival=gap)
     assert table.verdicts[-1] is False
     # Rival.power alone: the draws it names bring the width to the allowed share
-    power, why = ev.Rival(1.0, "r").power(0.3, 1.4)
+    power, why = judging.Rival(1.0, "r").power(0.3, 1.4)
     assert not power and "about 3x the draws" in why               # (0.3 / 0.2)^2 = 2.25
-    assert ev.Rival(1.0, "r").power(0.19, 1.4) == (True, "")
+    assert judging.Rival(1.0, "r").power(0.19, 1.4) == (True, "")

@@ -64,6 +64,39 @@ def test_the_verdict_holds_on_the_theorem_and_breaks_on_a_wrong_model(capsys, tm
 
 
 @pytest.mark.slow
+def test_decide_doubles_the_draws_until_the_layer_decides(capsys, tmp_path, monkeypatch):
+    """From 3 draws (INCONCLUSIVE: no power against the surrogate) --decide reuses them and
+    doubles: GE HOLDS at 6. With θ₂ halved in the model it goes on to GE BREAKS at 12, exit
+    1: the power that the budget buys. Every look at the per-look z of 6 looks (4.41)."""
+    few = [a if a != "12" else "3" for a in SMALL]
+    code, out, _ = run(capsys, "mha", *few, "--decide", "--budget", "2m",
+                       "--json", str(tmp_path / "r.json"))
+    found = json.loads((tmp_path / "r.json").read_text())
+    looks = found["decide"]["looks"]
+    assert code == 0 and found["verdict"] == "GE HOLDS" and "--decide: 2 look(s)" in out
+    assert [k["draws"] for k in looks] == [3, 6] and looks[0]["verdict"] == "INCONCLUSIVE"
+    assert found["decide"]["z_per_look"] == pytest.approx(4.4054, abs=1e-4)
+    assert found["draws"] == 6 and found["parameters"]["budget_s"] == 120
+    import attnge.numerics.multi_head as sampler
+    right = sampler.thetas
+    monkeypatch.setattr(sampler, "thetas", lambda b: (right(b)[0], right(b)[1] / 2))
+    code, _, _ = run(capsys, "mha", *few, "--decide", "--json", str(tmp_path / "w.json"))
+    found = json.loads((tmp_path / "w.json").read_text())
+    assert code == 1 and found["verdict"] == "GE BREAKS"
+    assert [k["draws"] for k in found["decide"]["looks"]] == [3, 6, 12]
+
+
+def test_decide_stops_where_the_budget_ends_and_states_the_next_look(capsys, tmp_path):
+    few = [a if a != "12" else "3" for a in SMALL]
+    code, _, _ = run(capsys, "mha", *few, "--decide", "--budget", "0.1s",
+                     "--json", str(tmp_path / "r.json"))
+    found = json.loads((tmp_path / "r.json").read_text())
+    assert code == 0 and found["verdict"] == "INCONCLUSIVE"
+    assert "--decide stopped" in found["reason"] and "6 draws per size" in found["reason"]
+    assert found["decide"]["looks"][-1]["next"]["draws"] == 6
+
+
+@pytest.mark.slow
 def test_outside_the_linear_regime_it_names_the_layer_that_would_decide():
     """At β = 2 the layer stays ~70% from its model at n = 32 … 128, but the softmax is far
     from linear there (the theorem speaks of n from 4·65536): INCONCLUSIVE, naming the layer
@@ -110,6 +143,8 @@ def test_explicit_options_override_a_preset_and_d_o_defaults_to_d():
     (("mha", "--preset", "bert-base", "--kv-heads", "5", "--sharing", "mqa"), "kv_heads"),
     (("mha", "--preset", "bert-base", "--sharing", "kv", "--dv", "32"), "d_v must equal d_k"),
     (("mha", "--preset", "bert-base", "--draws", "1"), "draws must be"),
+    (("mha", "--preset", "bert-base", "--budget", "5m"), "budget applies with --decide only"),
+    (("mha", "--preset", "bert-base", "--decide", "--budget", "5d"), "budget must be"),
     (("mha", "--preset", "bert-base", "--beta", "0"), "beta"),
     (("mha", "--preset", "bert-base", "--n", "1000000", "--d", "1000000"), "GiB"),
     (("tables", "--heads", "2"), "gamma-k is needed"),

@@ -5,8 +5,8 @@ import pytest
 
 from attnge import exact_means, fits
 from attnge import regimes as rg
+from attnge.judging import INCONCLUSIVE
 from attnge.params import Params
-from attnge.step import INCONCLUSIVE
 from attnge.steps import limit_law
 
 DEFAULT_LAW_SIZES = (125, 250, 500, 1000, 2000)

@@ -3,8 +3,8 @@
 import pytest
 
 from attnge import runner
+from attnge.judging import INCONCLUSIVE
 from attnge.params import Params
-from attnge.step import INCONCLUSIVE
 from attnge.steps import outliers
 
 

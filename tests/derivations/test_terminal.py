@@ -1,9 +1,10 @@
 """The terminal's text: one line per step, the failing checks in full, the summary."""
 
+from attnge.judging import INCONCLUSIVE
 from attnge.output.terminal import render, step_line, unicode_math
 from attnge.params import Params
 from attnge.runner import Run, StepResult
-from attnge.step import INCONCLUSIVE, Step, Table
+from attnge.step import Step, Table
 
 
 def _result(verdicts, detectable=0.012, step_id="demo") -> StepResult:

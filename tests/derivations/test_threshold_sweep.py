@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from attnge import parallel
+from attnge import judging, parallel
 from attnge.cli import main
 from attnge.numerics.stats import Rate
 from attnge.threshold import audit, fit, modes
@@ -105,12 +105,12 @@ def test_m1_follows_its_exact_mean_and_a_wrong_mean_fails(monkeypatch):
     sweep = audit.Sweep("temperature", **SMALL)
     done = audit.run(sweep, None)
     found = {q.name: q for q in audit.quantities(sweep, done)}
-    assert found["m1"].verdict and max(found["m1"].size_z) <= fit.SIZE_Z
+    assert found["m1"].verdict and max(found["m1"].size_z) <= judging.SIZE_Z
     real = modes.expected_mass_difference
     monkeypatch.setattr(modes, "expected_mass_difference",
                         lambda *args: 1.5 * real(*args))   # half as much again
     wrong = {q.name: q for q in audit.quantities(sweep, done)}["m1"]
-    assert not wrong.verdict and max(wrong.size_z) > fit.SIZE_Z
+    assert not wrong.verdict and max(wrong.size_z) > judging.SIZE_Z
 
 
 @pytest.mark.parametrize("args, name", [

@@ -4,9 +4,10 @@ one-entry readings: a check that fails when the wrong reading is the prediction.
 import pytest
 
 from attnge.cli import main
+from attnge.judging import INCONCLUSIVE
 from attnge.numerics.stats import Rate
 from attnge.output import report
-from attnge.step import INCONCLUSIVE, Table
+from attnge.step import Table
 from attnge.threshold import audit, fit, modes
 
 GRID = (0.2, 0.4, 0.6, 0.8)

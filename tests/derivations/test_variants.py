@@ -6,7 +6,7 @@ import json
 import pytest
 import sympy as sp
 
-from attnge import ledger
+from attnge import judging, ledger
 from attnge import variants as va
 from attnge.cli import _parser, main
 from attnge.commands import COMMANDS
@@ -47,7 +47,7 @@ def test_softmax_holds_and_the_json_says_why(tmp_path, capsys):
     bulk = found["measured"]["attention"]["bulk"]
     assert set(bulk["m1"]["limit"]) == {"mean", "se", "dof", "form"}
     assert [r["ell"] for r in bulk["m2"]["per_size"]] == [100, 200, 400]
-    assert found["checks"]["m2"]["agrees"] and found["verdict"] == va.HOLDS
+    assert found["checks"]["m2"]["agrees"] and found["verdict"] == judging.HOLDS
     assert found["draws"] == 8
 
 

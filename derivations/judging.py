@@ -1,0 +1,164 @@
+"""The judging policy: the verdicts, the thresholds and the rules that every command judges by.
+
+``attnge verify`` (its steps' value, rate and rival rows, ``evidence``), ``attnge variants``
+and ``attnge mha`` (Gaussian equivalence), ``attnge threshold`` (its crossings) and the truth
+grid read their verdict words, z thresholds and shared rules from here, and nowhere else.
+
+**Verdicts.** A check's verdict (``Verdict``) is True (PASS), False (FAIL), ``INCONCLUSIVE``
+(the measurement cannot decide: too wide, outside its regime, or without the power to reject
+its rival) or None (a row that is not a check); a step the input refuses is ``REFUSED``, a
+step that raised ``ERROR``. A Gaussian-equivalence question is answered ``HOLDS``, ``BREAKS`` or
+``INCONCLUSIVE``.
+
+**Thresholds.** Every z below is on the normal scale: a T statistic at d degrees of freedom
+is put there by ``numerics.stats.normal_equivalent``, and a width is the T quantile of the
+same two-sided tail (``numerics.stats.t_critical``), so few draws do not pass for a stricter
+test.
+
+**Rules.**
+
+- value: ``|z| ≤ VALUE_Z``; it detects ``detectable`` = ``t_z(d)·se/|predicted|``;
+- rate: a fitted log–log slope within max(t_z(d)·se, tol) of its prediction, z = ``RATE_Z``;
+- rival: a PASS needs the power to reject the value a wrong theory gives (``Rival``): what
+  it detects, t_z(d)·se, at most ``RIVAL_SHARE`` of ``|predicted − rival|``;
+- decay: a distance shrinks when its slope lies ``DECAY_Z`` errors below −``PLATEAU_SLOPE``
+  and has stopped when it lies that many above (``decay_z``);
+- looking again: a run that grows its draws until it decides (``--decide``) looks at most
+  ``LOOKS_MAX`` times and judges every look at ``sequential_z``, so that all its looks
+  together reject a true prediction no more often than one look at the fixed size does.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from scipy import special
+
+from attnge.numerics import stats
+
+Verdict = bool | str | None   # True (PASS), False (FAIL), INCONCLUSIVE, None (not a check)
+INCONCLUSIVE = "INCONCLUSIVE"
+"""A check's verdict when the measurement agrees with the prediction but cannot decide (too
+wide, outside its regime, or without the power to reject its rival); it does not fail the
+step, and the summaries count it."""
+REFUSED, ERROR = "REFUSED", "ERROR"
+"""A step its input refuses (a moment that does not exist at that β and d_qk), and a step
+that raised (the truth grid's words)."""
+HOLDS, BREAKS = "GE HOLDS", "GE BREAKS"
+"""Gaussian equivalence: the layer or variant agrees with its Gaussian model, or the samples
+reject it (exit 1)."""
+
+Z_MAX = 5.0
+"""Sampled moments of the exponential and the normalizer against their exact values."""
+VALUE_Z = 4.0
+"""A value row: |z| ≤ VALUE_Z."""
+RATE_Z = 4.0
+"""A rate row: the slope's width t_z(d)·se at z = RATE_Z."""
+RIVAL_SHARE = 0.5
+"""A PASS rules out its rival: its detectable error at most this share of the distance."""
+DECAY_Z = 4.0
+"""A variant's or a layer's values and distances: errors (normal-equivalent) that make a
+miss, a shrinking distance or a plateau."""
+PLATEAU_SLOPE = 0.25
+"""A distance whose slope is above −PLATEAU_SLOPE by DECAY_Z errors is not shrinking."""
+
+CROSSING_Z = 2.0
+"""``attnge threshold``: the statistical part of a crossing's interval, the slopes'
+t-widths at this normal two-sided z."""
+SIGN_Z = 2.0
+"""``attnge threshold``: a slope's sign counts as known when |slope| ≥ SIGN_Z se."""
+SIZE_Z = 4.0
+"""``attnge threshold``: a mean against its exact mean, |mean − exact| ≤ SIZE_Z se."""
+SLOPE_TOLERANCE = 0.1
+"""``attnge threshold``: an order's measured slope within max(4 se, this) of the exact one."""
+READING_Z = 3.0
+"""``attnge threshold``: two readings of T_q agree within READING_Z se, and are told apart
+at that too."""
+LOOKS_MAX = 6
+"""``--decide``: the looks a run may take, its draws doubling between them (up to 32 times
+the first look's)."""
+
+
+def verdict_text(verdict: Verdict) -> str:
+    """PASS, FAIL, INCONCLUSIVE, or '' for a row that is not a check."""
+    return "" if verdict is None else INCONCLUSIVE if verdict == INCONCLUSIVE \
+        else "PASS" if verdict else "FAIL"
+
+
+def detectable(se: float, dof: float, reference: float, z: float = Z_MAX) -> float:
+    """The relative error of ``reference`` that a test at ``|z|`` detects.
+
+    .. math:: \\delta = t_z(d)\\,\\mathrm{se}/|\\mathrm{reference}|
+    """
+    return stats.t_critical(z, dof) * se / abs(reference)
+
+
+def decay_z(rate: dict) -> float:
+    r"""How much faster than ℓ^{−1/4} (``PLATEAU_SLOPE``) a distance shrinks, in standard
+    errors of its fitted log–log slope over every size (normal-equivalent at the slope's
+    Welch dof): above ``DECAY_Z`` it shrinks, below −``DECAY_Z`` it has stopped.
+
+    .. math:: z = -\frac{\hat s + 1/4}{\operatorname{se}(\hat s)}
+    """
+    if rate["se"] == 0:
+        return math.copysign(math.inf, -(rate["slope"] + PLATEAU_SLOPE))
+    return -stats.normal_equivalent((rate["slope"] + PLATEAU_SLOPE) / rate["se"], rate["dof"])
+
+
+def sequential_z(z: float, looks: int = LOOKS_MAX) -> float:
+    """The per-look threshold of a run that may look ``looks`` times: the two-sided tail of
+    one look at ``z``, spent equally over the looks (Bonferroni), so that the chance that any
+    look rejects a true prediction is at most that of one look at ``z``, whatever the looks'
+    dependence (each look reuses the draws of the one before).
+
+    .. math:: z_K = \\Phi^{-1}\\!\\left(1 - \\bar\\Phi(z)/K\\right)
+
+    >>> round(sequential_z(4.0, 6), 3)
+    4.405
+    """
+    looks = int(looks)
+    if looks < 1:
+        raise ValueError(f"looks must be an integer >= 1 (got {looks})")
+    return float(-special.ndtri(special.ndtr(-z) / looks))
+
+
+@dataclass(frozen=True)
+class Rival:
+    """What a wrong theory predicts for a value row: ``value``, called ``name``."""
+
+    value: float
+    name: str
+
+    def power(self, width: float, predicted: float) -> tuple[bool, str]:
+        """Whether a check detecting ``width`` (absolute) rules this rival out, and where it
+        does not, what it lacks and the draws that would give it (its se falls as 1/√draws).
+
+        .. math:: \\mathrm{width} \\le \\mathrm{RIVAL\\_SHARE}\\,|\\mathrm{predicted}
+                  - \\mathrm{value}|
+        """
+        allowed = RIVAL_SHARE * abs(predicted - self.value)
+        if width <= allowed:
+            return True, ""
+        factor = (width / allowed) ** 2 if allowed > 0 else math.inf
+        more = (f"about {math.ceil(factor)}x the draws would rule it out"
+                if math.isfinite(factor) else "no number of draws rules it out")
+        return False, f"detects ±{width:.3g}, needs at most {allowed:.3g}; {more}"
+
+    def judged(self, width: float, predicted: float) -> tuple[bool, str, dict]:
+        """``power`` as a row reports it: whether it rules the rival out, why not ('' where
+        it does) and the fields its value record carries (``record``)."""
+        power, lacks = self.power(width, predicted)
+        why = "" if power else f"cannot rule out {self.name} ({self.value:.6g}): {lacks}"
+        return power, why, self.record(power)
+
+    def record(self, ruled_out: bool) -> dict:
+        """The fields a value record carries for its rival (read by ``StepResult``)."""
+        return {"rival": self.value, "rival_name": self.name, "rules_out_rival": ruled_out}
+
+
+__all__ = ["BREAKS", "CROSSING_Z", "DECAY_Z", "ERROR", "HOLDS", "INCONCLUSIVE", "LOOKS_MAX",
+           "PLATEAU_SLOPE",
+           "RATE_Z", "READING_Z", "REFUSED", "RIVAL_SHARE", "Rival", "SIGN_Z", "SIZE_Z",
+           "SLOPE_TOLERANCE", "VALUE_Z", "Verdict", "Z_MAX", "decay_z", "detectable",
+           "sequential_z", "verdict_text"]
