@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import json
 import math
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -37,7 +38,17 @@ import sympy as sp
 
 from attnge import parallel
 from attnge import regimes as rg
-from attnge.judging import BREAKS, DECAY_Z, HOLDS, INCONCLUSIVE, PLATEAU_SLOPE, Rival, decay_z
+from attnge.judging import (
+    BREAKS,
+    DECAY_Z,
+    HOLDS,
+    INCONCLUSIVE,
+    LOOKS_MAX,
+    PLATEAU_SLOPE,
+    Rival,
+    decay_z,
+    sequential_z,
+)
 from attnge.numerics import spectra, stats
 from attnge.numerics.measure import require_memory
 from attnge.numerics.sampling import draw_rng
@@ -178,11 +189,12 @@ def store_path(folder: str | Path) -> Path:
 
 def collect(runs: list[Run], folder: str | Path | None,
             progress: Callable[[int, int], None] | None = None,
-            warn: Callable[[str], None] | None = None) -> dict[str, dict[str, float]]:
+            warn: Callable[[str], None] | None = None,
+            known: dict[str, dict[str, float]] | None = None) -> dict[str, dict[str, float]]:
     """Measure every missing draw of ``runs`` (appending each to the store in ``folder``)
-    and return all of them, by key."""
+    and return all of them, by key; ``known``: draws already measured (without a store)."""
     path = None if folder is None else store_path(folder)
-    done: dict[str, dict[str, float]] = {}
+    done: dict[str, dict[str, float]] = dict(known or {})
     if path is not None:
         with locked(path):
             store = audit.load(path, SCHEMA)
@@ -191,7 +203,7 @@ def collect(runs: list[Run], folder: str | Path | None,
         if warn is not None:
             for number, why, _ in store.damaged:
                 warn(f"{path}: line {number}: {why}; moved to {audit.rejected_path(path)}")
-        done = store.done
+        done.update(store.done)
     todo = [task for run in runs for task in run.tasks() if run.key(*task[1:]) not in done]
     if progress is not None:
         progress(0, len(todo))
@@ -233,7 +245,7 @@ def _limit(rows: list[dict], run: Run) -> dict:
     return {"mean": fit.value, "se": fit.se, "dof": fit.dof, "form": form}
 
 
-def _rate(rows: list[dict]) -> dict:
+def _rate(rows: list[dict], z_miss: float = DECAY_Z) -> dict:
     """The log–log slope of a distance against ℓ: weighted by the sizes' errors, or by
     ordinary least squares where a size has none (its draws all equal)."""
     weighted = all(r["se"] > 0 for r in rows)
@@ -241,7 +253,7 @@ def _rate(rows: list[dict]) -> dict:
                           [r["se"] for r in rows] if weighted else None,
                           [r["dof"] for r in rows] if weighted else None)
     return {"slope": rate.slope, "se": rate.se, "dof": rate.dof,
-            "width": rate.width(DECAY_Z)}
+            "width": rate.width(z_miss)}
 
 
 def value_regime(run: Run) -> rg.Regime:
@@ -256,14 +268,14 @@ def value_regime(run: Run) -> rg.Regime:
                    width)
 
 
-def _value_check(limit: dict, predicted: float) -> dict:
+def _value_check(limit: dict, predicted: float, z_miss: float = DECAY_Z) -> dict:
     """z of the fitted limit against the prediction, and the smallest relative deviation the
-    check would catch (``judging.DECAY_Z`` standard errors, at the fit's dof)."""
+    check would catch (``z_miss`` standard errors, at the fit's dof)."""
     z = stats.normal_equivalent((limit["mean"] - predicted) / limit["se"], limit["dof"]) \
         if limit["se"] > 0 else math.inf
-    width = stats.t_critical(DECAY_Z, limit["dof"]) * limit["se"]
+    width = stats.t_critical(z_miss, limit["dof"]) * limit["se"]
     return {"predicted": predicted, "measured": limit["mean"], "se": limit["se"], "z": z,
-            "agrees": bool(abs(z) <= DECAY_Z),
+            "agrees": bool(abs(z) <= z_miss),
             "detectable": width / abs(predicted) if predicted else math.inf}
 
 
@@ -280,6 +292,7 @@ class Judgement:
     verdict: str
     reason: str
     surrogate: dict | None = None     # the bulk's m₂ against the i.i.d. surrogate's
+    decide: dict | None = None        # --decide: budget, per-look z, the looks, time spent
 
     @property
     def failed(self) -> bool:
@@ -301,12 +314,13 @@ class Judgement:
             "measured": self.measured, "distance": self.distance,
             "normalizer": self.normalizer, "checks": self.values,
             "surrogate_m2": self.surrogate,
-            "verdict": self.verdict, "reason": self.reason}
+            "verdict": self.verdict, "reason": self.reason, "decide": self.decide}
 
 
-def judge(run: Run, done: dict) -> Judgement:
+def judge(run: Run, done: dict, z_miss: float = DECAY_Z) -> Judgement:
     """The verdict of one run from its stored draws against the theory's prediction
-    (``theory.variants.predict``; module docstring)."""
+    (``theory.variants.predict``; module docstring); ``z_miss``: the z of every check
+    (``judging.DECAY_Z``, or the per-look ``judging.sequential_z`` of ``decide``)."""
     prediction = predict(run.variant, run.beta, run.y)
     series = {name: _per_size(run, done, name) for name in RESULTS}
     measured = {}
@@ -318,7 +332,8 @@ def judge(run: Run, done: dict) -> Judgement:
                     "per_size": [{k: r[k] for k in ("ell", "mean", "se")} for r in rows],
                     "limit": _limit(rows, run)}
     distance = {name: {"per_size": [{k: r[k] for k in ("ell", "mean", "se")}
-                                    for r in series[name]], "rate": _rate(series[name])}
+                                    for r in series[name]],
+                       "rate": _rate(series[name], z_miss)}
                 for name in ("w1", "kolmogorov")}
     values = {}
     regime = value_regime(run)
@@ -333,21 +348,58 @@ def judge(run: Run, done: dict) -> Judgement:
             if not math.isfinite(limit["se"]):      # too few sizes in the regime for its form
                 values[f"m{q}"] = {"predicted": value, "undecided": limit["form"]}
                 continue
-            values[f"m{q}"] = _value_check(limit, value) | {
+            values[f"m{q}"] = _value_check(limit, value, z_miss) | {
                 "sizes": list(run.sizes[first:]), "form": limit["form"]}
     surrogate = None
     if prediction is not None and first is not None:
         limit = _limit(series["a_b2"][first:], run)
         if math.isfinite(limit["se"]):
-            surrogate = _value_check(limit, prediction.surrogate_m2)
+            surrogate = _value_check(limit, prediction.surrogate_m2, z_miss)
             surrogate["rejected"] = not surrogate.pop("agrees")
-    normalizer = _normalizer(run, series)
-    verdict, reason = _verdict(run, prediction, values, distance, normalizer)
+    normalizer = _normalizer(run, series, z_miss)
+    verdict, reason = _verdict(run, prediction, values, distance, normalizer, z_miss)
     return Judgement(run, prediction, measured, distance, normalizer, values, verdict, reason,
                      surrogate)
 
 
-def _normalizer(run: Run, series: dict) -> dict | None:
+def decide(run: Run, folder: str | Path | None, budget: float,
+           progress: Callable[[int, int], None] | None = None,
+           warn: Callable[[str], None] | None = None) -> Judgement:
+    """``attnge variants --decide``: judge ``run`` at the per-look z of ``judging.LOOKS_MAX``
+    looks (``judging.sequential_z``) and, while it is INCONCLUSIVE for want of draws (its
+    values inside their regime), double its draws, the draws already measured or stored kept,
+    as long as the next look, estimated from the last one's time, fits in what ``budget``
+    (seconds) leaves (docs/math.md §14). A rerun with the same store resumes."""
+    z_miss = sequential_z(DECAY_Z, LOOKS_MAX)
+    looks, start, done, have = [], time.perf_counter(), {}, 0
+    while True:
+        began = time.perf_counter()
+        done = collect([run], folder, progress, warn, done)
+        judgement = judge(run, done, z_miss)
+        took = time.perf_counter() - began
+        looks.append({"draws": run.draws, "verdict": judgement.verdict, "seconds": took})
+        more = judgement.verdict == INCONCLUSIVE and \
+            not any("undecided" in v for v in judgement.values.values())
+        if not more:
+            break
+        # the next look measures as many new draws as there are now: its time, from this one's
+        estimate = took * run.draws / max(run.draws - have, 1)
+        left = budget - (time.perf_counter() - start)
+        if len(looks) == LOOKS_MAX or estimate > left:
+            why = (f"{LOOKS_MAX} looks taken" if len(looks) == LOOKS_MAX else
+                   f"{left:.0f} s of the budget left")
+            looks[-1]["next"] = {"draws": 2 * run.draws, "seconds": estimate}
+            judgement.reason += (f"; --decide stopped ({why}): the next look, "
+                                 f"{2 * run.draws} draws per size, would take about "
+                                 f"{estimate:.0f} s here")
+            break
+        have, run = run.draws, replace(run, draws=2 * run.draws)
+    judgement.decide = {"budget_s": budget, "z_per_look": z_miss, "looks": looks,
+                        "spent_s": time.perf_counter() - start}
+    return judgement
+
+
+def _normalizer(run: Run, series: dict, z_miss: float = DECAY_Z) -> dict | None:
     """Per size, the mean and the sample variance over rows of D_ii against their exact
     means (``theory.variants.normalizer_prediction``): E D_ii and Var D_ii − Cov. A
     statistic of degree p in X_ij = e^{βS_ij − β²/2} is judged where its standard error is
@@ -371,7 +423,7 @@ def _normalizer(run: Run, series: dict) -> dict | None:
                 rg.tails(run.beta, run.y, [ell]).inside[0]
             rows.append({"ell": ell, "quantity": name, "exact": target[name],
                          "mean": row["mean"], "se": row["se"], "z": z,
-                         "agrees": bool(abs(z) <= DECAY_Z) if judged else INCONCLUSIVE})
+                         "agrees": bool(abs(z) <= z_miss) if judged else INCONCLUSIVE})
     return {"route": exact["route"], "rows": rows,
             "agrees": all(r["agrees"] is not False for r in rows)}
 
@@ -409,14 +461,14 @@ def _unrejected_rival(m2: dict, named: list[tuple[str, float]]) -> str:
 
 
 def _verdict(run: Run, prediction: Prediction | None, values: dict, distance: dict,
-             normalizer: dict | None) -> tuple[str, str]:
+             normalizer: dict | None, z_miss: float = DECAY_Z) -> tuple[str, str]:
     where = f"at ell = {', '.join(map(str, run.sizes))} ({run.draws} draws each)"
     rate = distance["w1"]["rate"]
     slope = rate["slope"]
     rows = distance["w1"]["per_size"]
     first, last = rows[0], rows[-1]
     z = decay_z(rate)
-    shrinks, plateau = z > DECAY_Z, z < -DECAY_Z
+    shrinks, plateau = z > z_miss, z < -z_miss
     missed = [f"{name} = {v['measured']:.6g} ± {v['se']:.2g} against {v['predicted']:.6g} "
               f"(z = {v['z']:.1f})" for name, v in values.items()
               if "undecided" not in v and not v["agrees"]]
@@ -436,7 +488,7 @@ def _verdict(run: Run, prediction: Prediction | None, values: dict, distance: di
                  f"{last['mean']:.3g} ± {last['se']:.2g} at ell = {last['ell']}, slope "
                  f"{slope:.2f} ± {rate['se']:.2f})" if plateau else "")
         return INCONCLUSIVE, (f"{where} the values cannot be decided: {undecided[0]}"
-                                   + state)
+                              + state)
     if plateau:
         return BREAKS, (f"the distance to the Gaussian model stops shrinking {where}: "
                         f"W1 slope {slope:.2f} ± {rate['se']:.2f}, plateau "
@@ -447,7 +499,7 @@ def _verdict(run: Run, prediction: Prediction | None, values: dict, distance: di
     rival = "" if "measured" not in m2 else _unrejected_rival(m2, rivals(run, prediction))
     if shrinks and rival:
         return INCONCLUSIVE, (f"{where} the values agree ({detect}) and W1 shrinks "
-                                   f"(slope {slope:.2f} ± {rate['se']:.2f}), but {rival}")
+                              f"(slope {slope:.2f} ± {rate['se']:.2f}), but {rival}")
     if shrinks:
         return HOLDS, (f"{covered}: W1 from {first['mean']:.3g} to "
                        f"{last['mean']:.3g}, slope {slope:.2f} ± {rate['se']:.2f}"
@@ -455,10 +507,10 @@ def _verdict(run: Run, prediction: Prediction | None, values: dict, distance: di
                           "; no value is predicted for this variant"))
     larger = max(run.sizes) * 4
     return INCONCLUSIVE, (f"{where}: W1 from {first['mean']:.3g} to {last['mean']:.3g} "
-                               f"(slope {slope:.2f} ± {rate['se']:.2f}) tells neither shrinking "
-                               f"nor a plateau (z = {z:.1f} against ell^-{PLATEAU_SLOPE:g}); "
-                               f"sizes up to ell = {larger} or {4 * run.draws} draws would "
-                               "narrow it")
+                          f"(slope {slope:.2f} ± {rate['se']:.2f}) tells neither shrinking "
+                          f"nor a plateau (z = {z:.1f} against ell^-{PLATEAU_SLOPE:g}); "
+                          f"sizes up to ell = {larger} or {4 * run.draws} draws would "
+                          "narrow it")
 
 
 def text(judgement: Judgement, verbose: bool = False) -> str:
@@ -466,6 +518,12 @@ def text(judgement: Judgement, verbose: bool = False) -> str:
     and per size the bulk's moments and the distances."""
     j, p = judgement, judgement.prediction
     lines = [f"{j.verdict}  {j.run.name}", f"  {j.reason}"]
+    if j.decide is not None:
+        looks = j.decide["looks"]
+        lines.append(f"  --decide: {len(looks)} look(s), draws per size "
+                     f"{', '.join(str(k['draws']) for k in looks)}, each judged at z = "
+                     f"{j.decide['z_per_look']:.3g}; {j.decide['spent_s']:.0f} s of a budget "
+                     f"of {j.decide['budget_s']:.0f} s")
     if p is None:
         lines.append("  predicted: nothing (no derivation covers this variant)")
     else:

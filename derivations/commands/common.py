@@ -1,6 +1,6 @@
 """What the commands share: the exit-code exceptions, the guard around computing, the Dask
-cluster options, progress counted in draws, and the rules of the law options that
-``tables`` and ``certify`` both take."""
+cluster options, progress counted in draws, ``--decide``'s default budget, and the rules of
+the law options that ``tables`` and ``certify`` both take."""
 
 from __future__ import annotations
 
@@ -11,6 +11,9 @@ from contextlib import contextmanager
 from attnge import parallel
 from attnge.errors import InternalError
 from attnge.output.progress import Progress
+
+DEFAULT_BUDGET = "10m"
+"""The time ``--decide`` may spend when no ``--budget`` is given."""
 
 
 @contextmanager

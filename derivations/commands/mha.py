@@ -11,14 +11,13 @@ import time
 from pathlib import Path
 
 from attnge import judging
-from attnge.commands.common import cluster, cluster_options, draws
+from attnge.commands.common import DEFAULT_BUDGET, cluster, cluster_options, draws
 from attnge.commands.spectrum import figure_path
 from attnge.output import figures
 from attnge.output.files import check_files, check_output, emit, write_atomic
 from attnge.output.progress import Progress
 from attnge.theory.inputs import duration, integer
 
-DEFAULT_BUDGET = "10m"
 NAME = "mha"
 HELP = "a softmax attention layer against its Gaussian model on the same weights, at a real " \
     "architecture's shape"

@@ -16,11 +16,11 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from attnge.commands.common import cluster, cluster_options, draws
+from attnge.commands.common import DEFAULT_BUDGET, cluster, cluster_options, draws
 from attnge.output.files import check_files, check_output, emit, is_stream
 from attnge.output.progress import Progress
 from attnge.params import parse_sizes
-from attnge.theory.inputs import integer
+from attnge.theory.inputs import duration, integer
 
 if TYPE_CHECKING:                  # imported where used: the parser and its help stay light
     from attnge.theory.variants import Variant
@@ -69,6 +69,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    f"(default {','.join(map(str, SIZES))})")
     p.add_argument("--draws", default=None, help=f"draws per size (default {DRAWS})")
     p.add_argument("--seed", default=0, help="seed >= 0 (default %(default)s)")
+    p.add_argument("--decide", action="store_true", help="while INCONCLUSIVE for want of "
+                   "draws, double them (reusing those measured or stored) within --budget, "
+                   "every look judged at the stricter per-look z of docs/math.md section 14")
+    p.add_argument("--budget", default=None, metavar="TIME", help="the time --decide may "
+                   "spend, as 90s, 20m or 1.5h (default 10m)")
     p.add_argument("--json", default=None, metavar="FILE", help="write every number (- for "
                    "standard output)")
     p.add_argument("--out", default=None, metavar="DIR", help="keep the draws in "
@@ -120,7 +125,11 @@ def run(args: argparse.Namespace) -> int:
     from attnge import variants as va
     from attnge.provenance import provenance
 
+    if args.budget is not None and not args.decide:
+        raise ValueError("budget applies with --decide only")
     if args.map:
+        if args.decide:
+            raise ValueError("decide applies to one variant, not to --map")
         return _run_map(args)
     if args.report is not None:
         raise ValueError("report applies with --map only (one variant: --json, --out)")
@@ -131,15 +140,19 @@ def run(args: argparse.Namespace) -> int:
     if args.draws is not None:
         config["draws"] = args.draws
     job = va.Run(variant, **config)
+    budget = duration(args.budget or DEFAULT_BUDGET, "budget") if args.decide else None
     if args.json is not None:
         check_output(args.json, "json", stream=True)
     if args.out is not None:
         check_files(args.out, [va.store_path(args.out).name], "out")
     start = time.perf_counter()
     with cluster(args, job.validate_memory):
-        done = va.collect([job], args.out, draws(Progress("variants", args.quiet)),
-                          warn=lambda text: sys.stderr.write(f"attnge: warning: {text}\n"))
-        judgement = va.judge(job, done)
+        progress = draws(Progress("variants", args.quiet))
+        warn = lambda text: sys.stderr.write(f"attnge: warning: {text}\n")  # noqa: E731
+        if args.decide:
+            judgement = va.decide(job, args.out, budget, progress, warn)
+        else:
+            judgement = va.judge(job, va.collect([job], args.out, progress, warn))
         if args.json is not None:
             va.write_json([judgement], args.json, provenance(
                 {"argv": "attnge " + shlex.join(args.argv)}, time.perf_counter() - start))

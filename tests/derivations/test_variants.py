@@ -1,6 +1,7 @@
 """attnge variants: the command, its store, its verdicts, and the variant steps' failures on
 injected wrong mathematics."""
 
+import dataclasses
 import json
 
 import pytest
@@ -254,3 +255,42 @@ def test_ge_holds_only_where_its_rivals_are_ruled_out_with_power():
     assert [n for n, _ in named] == ["the i.i.d. surrogate's m2", "the orthonormal inputs' m2"]
     assert named[1][1] == pytest.approx(
         theory_variants.predict(Variant(), 1.0, 1.0).m2)
+
+
+@pytest.mark.slow
+def test_decide_doubles_the_draws_from_the_store_and_a_rerun_resumes(capsys, tmp_path):
+    """From 2 draws per size (INCONCLUSIVE) --decide doubles to 8, where GE HOLDS, each look
+    at the per-look z; a rerun on the same store measures nothing and says the same."""
+    argv = ["--quiet", "variants", "--beta", "0.5", "--sizes", "200,400,800", "--draws", "2",
+            "--decide", "--budget", "3m", "--out", str(tmp_path)]
+    assert main([*argv, "--json", str(tmp_path / "a.json")]) == 0
+    first = json.loads((tmp_path / "a.json").read_text())["variants"][0]
+    assert first["verdict"] == judging.HOLDS and first["draws"] == 8
+    assert [k["draws"] for k in first["decide"]["looks"]] == [2, 4, 8]
+    assert first["decide"]["z_per_look"] == pytest.approx(judging.sequential_z(4.0, 6))
+    assert "--decide: 3 look(s)" in capsys.readouterr().out
+    stored = (tmp_path / "variants.jsonl").read_text()
+    assert main([*argv, "--json", str(tmp_path / "b.json")]) == 0
+    again = json.loads((tmp_path / "b.json").read_text())["variants"][0]
+    assert (tmp_path / "variants.jsonl").read_text() == stored          # nothing measured
+    assert again["checks"] == first["checks"] and again["verdict"] == first["verdict"]
+
+
+@pytest.mark.slow
+def test_decide_buys_the_power_to_reject_a_wrong_prediction(monkeypatch):
+    """m₂ predicted 5% high: INCONCLUSIVE at 2 and 4 draws, GE BREAKS at 8."""
+    right = va.predict
+    monkeypatch.setattr(va, "predict", lambda v, b, y: dataclasses.replace(
+        right(v, b, y), m2=1.05 * right(v, b, y).m2))
+    j = va.decide(va.Run(Variant(), 0.5, 1, (200, 400, 800), 2), None, 120)
+    assert j.verdict == judging.BREAKS and j.failed
+    assert [k["verdict"] for k in j.decide["looks"]] == ["INCONCLUSIVE", "INCONCLUSIVE",
+                                                          judging.BREAKS]
+
+
+def test_decide_options_are_checked(capsys):
+    for argv, name in ((["--budget", "5m"], "budget applies with --decide only"),
+                       (["--decide", "--map"], "decide applies to one variant"),
+                       (["--decide", "--budget", "soon"], "budget must be")):
+        assert main(["--quiet", "variants", *argv]) == 2
+        assert name in capsys.readouterr().err
