@@ -31,6 +31,8 @@ test.
 from __future__ import annotations
 
 import math
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from scipy import special
@@ -123,6 +125,41 @@ def sequential_z(z: float, looks: int = LOOKS_MAX) -> float:
     return float(-special.ndtri(special.ndtr(-z) / looks))
 
 
+def decide(look: Callable[[int], tuple[str, bool]], draws: int, budget: float
+           ) -> tuple[dict, str]:
+    """``--decide``: call ``look(n)`` (measure up to n draws per size, keeping those already
+    measured, judge them at ``sequential_z``, and return the verdict and whether more draws
+    could decide it) at n = ``draws``, 2·draws, 4·draws, … while the verdict is INCONCLUSIVE
+    and more draws could decide it, as long as the next look, its time estimated from the
+    last one's (as many new draws as there are), fits in what ``budget`` (seconds) leaves,
+    at most ``LOOKS_MAX`` looks.
+
+    Returns the record of the looks (the budget, the per-look z, each look's draws, verdict
+    and seconds, the time spent) and what stopped it short of a decision ('' where it
+    decided or no number of draws could): the next look's draws and estimated time.
+    """
+    looks, start, have, total, stopped = [], time.perf_counter(), 0, draws, ""
+    while True:
+        began = time.perf_counter()
+        verdict, more = look(total)
+        took = time.perf_counter() - began
+        looks.append({"draws": total, "verdict": verdict, "seconds": took})
+        if verdict != INCONCLUSIVE or not more:
+            break
+        estimate = took * total / max(total - have, 1)
+        left = budget - (time.perf_counter() - start)
+        if len(looks) == LOOKS_MAX or estimate > left:
+            why = (f"{LOOKS_MAX} looks taken" if len(looks) == LOOKS_MAX else
+                   f"{left:.0f} s of the budget left")
+            looks[-1]["next"] = {"draws": 2 * total, "seconds": estimate}
+            stopped = (f"--decide stopped ({why}): the next look, {2 * total} draws per "
+                       f"size, would take about {estimate:.0f} s here")
+            break
+        have, total = total, 2 * total
+    return {"budget_s": budget, "z_per_look": sequential_z(DECAY_Z, LOOKS_MAX), "looks": looks,
+            "spent_s": time.perf_counter() - start}, stopped
+
+
 @dataclass(frozen=True)
 class Rival:
     """What a wrong theory predicts for a value row: ``value``, called ``name``."""
@@ -160,5 +197,5 @@ class Rival:
 __all__ = ["BREAKS", "CROSSING_Z", "DECAY_Z", "ERROR", "HOLDS", "INCONCLUSIVE", "LOOKS_MAX",
            "PLATEAU_SLOPE",
            "RATE_Z", "READING_Z", "REFUSED", "RIVAL_SHARE", "Rival", "SIGN_Z", "SIZE_Z",
-           "SLOPE_TOLERANCE", "VALUE_Z", "Verdict", "Z_MAX", "decay_z", "detectable",
+           "SLOPE_TOLERANCE", "VALUE_Z", "Verdict", "Z_MAX", "decay_z", "decide", "detectable",
            "sequential_z", "verdict_text"]

@@ -30,7 +30,7 @@ from pathlib import Path
 import numpy as np
 import sympy as sp
 
-from attnge import parallel
+from attnge import judging, parallel
 from attnge import regimes as rg
 from attnge.judging import (
     BREAKS,
@@ -397,9 +397,10 @@ def run(shape: Shape, d: int, beta: float, draws: int, seed: int = 0, progress=N
     sizes = ladder(shape, d)
     z_miss = DECAY_Z if budget is None else sequential_z(DECAY_Z, LOOKS_MAX)
     found: list[list[tuple]] = [[] for _ in sizes]          # per size: (draw, seconds)
-    looks, start, total = [], time.perf_counter(), draws
-    while True:
-        began, have = time.perf_counter(), len(found[0])
+    judged: list = []
+
+    def look(total: int) -> tuple[str, bool]:
+        have = len(found[0])
         tasks = [(j, (sh, beta_value, seed, k, inputs, dd)) for j, (sh, dd) in enumerate(sizes)
                  for k in range(have, total)]
         done = [None] * len(tasks)
@@ -413,22 +414,18 @@ def run(shape: Shape, d: int, beta: float, draws: int, seed: int = 0, progress=N
             found[j].append(value)
         rows = [distances(sh, beta_value, [o for o, _ in found[j]])
                 for j, (sh, _) in enumerate(sizes)]
-        verdict, reason, more = judge(rows, beta_value, shape.d_k, z_miss)
-        took = time.perf_counter() - began
-        looks.append({"draws": total, "verdict": verdict, "seconds": took})
-        if budget is None or verdict != INCONCLUSIVE or not more:
-            break
-        # the next look measures as many new draws as there are now: its time, from this one's
-        estimate = took * total / (total - have)
-        left = budget - (time.perf_counter() - start)
-        if len(looks) == LOOKS_MAX or estimate > left:
-            why = (f"{LOOKS_MAX} looks taken" if len(looks) == LOOKS_MAX else
-                   f"{left:.0f} s of the budget left")
-            looks[-1]["next"] = {"draws": 2 * total, "seconds": estimate}
-            reason += (f"; --decide stopped ({why}): the next look, {2 * total} draws per "
-                       f"size, would take about {estimate:.0f} s here")
-            break
-        total *= 2
+        judged[:] = [rows, *judge(rows, beta_value, shape.d_k, z_miss)]
+        return judged[1], judged[3]
+
+    record = None
+    if budget is None:
+        look(draws)
+    else:
+        record, stopped = judging.decide(look, draws, budget)
+        if stopped:
+            judged[2] += "; " + stopped
+    rows, verdict, reason, _ = judged
+    total = len(found[0])
     outs, seconds = zip(*found[-1])
     moments = {key: np.array([spectra.spectral_moments(getattr(o, key), 2) for o in outs])
                for key in ("softmax", "gaussian")}
@@ -439,10 +436,7 @@ def run(shape: Shape, d: int, beta: float, draws: int, seed: int = 0, progress=N
                   moments, np.array(seconds),
                   {key: np.concatenate([getattr(o, key) for o in outs])
                    for key in ("softmax", "gaussian")},
-                  inputs, rows, verdict, reason,
-                  None if budget is None else {"budget_s": budget, "z_per_look": z_miss,
-                                               "looks": looks,
-                                               "spent_s": time.perf_counter() - start})
+                  inputs, rows, verdict, reason, record)
 
 
 def markdown(result: Result, name: str | None = None) -> str:

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import json
 import math
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -36,7 +35,7 @@ from pathlib import Path
 import numpy as np
 import sympy as sp
 
-from attnge import parallel
+from attnge import judging, parallel
 from attnge import regimes as rg
 from attnge.judging import (
     BREAKS,
@@ -370,32 +369,21 @@ def decide(run: Run, folder: str | Path | None, budget: float,
     values inside their regime), double its draws, the draws already measured or stored kept,
     as long as the next look, estimated from the last one's time, fits in what ``budget``
     (seconds) leaves (docs/math.md §14). A rerun with the same store resumes."""
-    z_miss = sequential_z(DECAY_Z, LOOKS_MAX)
-    looks, start, done, have = [], time.perf_counter(), {}, 0
-    while True:
-        began = time.perf_counter()
-        done = collect([run], folder, progress, warn, done)
-        judgement = judge(run, done, z_miss)
-        took = time.perf_counter() - began
-        looks.append({"draws": run.draws, "verdict": judgement.verdict, "seconds": took})
-        more = judgement.verdict == INCONCLUSIVE and \
-            not any("undecided" in v for v in judgement.values.values())
-        if not more:
-            break
-        # the next look measures as many new draws as there are now: its time, from this one's
-        estimate = took * run.draws / max(run.draws - have, 1)
-        left = budget - (time.perf_counter() - start)
-        if len(looks) == LOOKS_MAX or estimate > left:
-            why = (f"{LOOKS_MAX} looks taken" if len(looks) == LOOKS_MAX else
-                   f"{left:.0f} s of the budget left")
-            looks[-1]["next"] = {"draws": 2 * run.draws, "seconds": estimate}
-            judgement.reason += (f"; --decide stopped ({why}): the next look, "
-                                 f"{2 * run.draws} draws per size, would take about "
-                                 f"{estimate:.0f} s here")
-            break
-        have, run = run.draws, replace(run, draws=2 * run.draws)
-    judgement.decide = {"budget_s": budget, "z_per_look": z_miss, "looks": looks,
-                        "spent_s": time.perf_counter() - start}
+    z_miss, done, last = sequential_z(DECAY_Z, LOOKS_MAX), {}, []
+
+    def look(draws: int) -> tuple[str, bool]:
+        nonlocal done
+        grown = replace(run, draws=draws)
+        done = collect([grown], folder, progress, warn, done)
+        last[:] = [judge(grown, done, z_miss)]
+        undecided = any("undecided" in v for v in last[0].values.values())
+        return last[0].verdict, not undecided
+
+    record, stopped = judging.decide(look, run.draws, budget)
+    judgement = last[0]
+    if stopped:
+        judgement.reason += "; " + stopped
+    judgement.decide = record
     return judgement
 
 
