@@ -209,6 +209,22 @@ def mass(beta: float, y: float, sizes: Sequence[int]) -> Regime:
                   f"finite-size term is not b/ell)", found, beta)
 
 
+def out_of_reach(beta: float, y: float, sizes: Sequence[int]) -> str:
+    """What a run at these sizes cannot decide, said before it measures: where fewer than
+    three of the sizes lie in the softmax's linear regime (``mass``) and where d_qk is wide
+    enough for the fits' b/ℓ (``width``), every step that extrapolates to ℓ → ∞ stays
+    INCONCLUSIVE; the text names the sizes that would decide and what one draw there takes
+    (``Regime.need_text``). '' where three sizes are inside."""
+    sizes = list(sizes)
+    regime = both(mass(beta, y, sizes), width(beta, y, sizes))
+    if regime.first() is not None:
+        return ""
+    return (f"at beta = {beta:g}, y = {y:g} fewer than three of ell = "
+            f"{', '.join(map(str, sizes))} lie where the fits to ell -> inf hold "
+            f"({regime.why}): the steps that extrapolate will report what these sizes show "
+            f"and stay INCONCLUSIVE; deciding them {regime.need_text}")
+
+
 @lru_cache(maxsize=64)
 def _heads_law(beta: float, y: float, heads: int) -> mh.Law:
     """ν_{∞,h} of h heads with d_K = ℓ/y each (γ_K = h/y), θ's at 20 digits."""
@@ -452,5 +468,5 @@ __all__ = ["BULK_SHARE", "EDGE_SHARE", "ISOLATED_SHARE", "MASS_SHARE",
            "MIN_SIZES", "RESOLUTION", "SLOPE_SHARE", "TAIL_ENTRIES", "UNRESOLVED_MAX",
            "WIDTH_MIN", "Regime", "both", "bulk", "cache_clear", "cut", "expected_outliers",
            "full", "isolated", "key_norms", "mass", "mass_deficit", "normaliser_rate",
-           "partners", "resolved", "resolved_entry", "tail_bound", "tails", "threshold",
-           "unresolved", "width"]
+           "out_of_reach", "partners", "resolved", "resolved_entry", "tail_bound", "tails",
+           "threshold", "unresolved", "width"]

@@ -49,6 +49,7 @@ def add_arguments(v: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from attnge import ledger, runner
     from attnge.output import terminal
+    from attnge.regimes import out_of_reach
 
     params = Params(beta=args.beta, y=args.y, sizes=parse_sizes(args.sizes),
                     draws=args.draws, seed=args.seed, remove_top=args.remove_top,
@@ -63,6 +64,9 @@ def run(args: argparse.Namespace) -> int:
                                   *(f"{step.id}.png" for step in steps)], "report")
         figures.require("report")
     runner.validate(steps, params)
+    reach = out_of_reach(params.beta, params.y, params.sizes)
+    if reach and not args.quiet:
+        sys.stderr.write(f"attnge: {reach}\n")
     stream = sys.stderr if args.json is not None and is_stream(args.json) else None
     width = terminal.id_width(steps)
     try:

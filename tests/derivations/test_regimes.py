@@ -176,3 +176,16 @@ def test_what_decides_comes_with_its_memory_and_time():
     assert "17.9 GiB and about 2.72 h" in rg.draw_cost(20000)   # 1000 times 9.8 s
     reg = rg.mass(2.0, 1.0, (250, 500, 1000, 2000))
     assert reg.need_text.endswith(rg.draw_cost(4 * reg.need))
+
+
+def test_a_run_says_up_front_what_its_sizes_cannot_decide(capsys):
+    """β = 2 needs ℓ from 64 000 (one draw at 256 000: thousands of GiB): verify says so on
+    stderr before it measures; at the defaults it says nothing."""
+    from attnge import regimes as rg
+    text = rg.out_of_reach(2.0, 1.0, (250, 500, 1000, 2000))
+    assert "needs three sizes from ell >= 64000" in text and "GiB" in text
+    assert rg.out_of_reach(1.0, 1.0, (250, 500, 1000, 2000)) == ""
+    from attnge.cli import main
+    assert main(["verify", "--beta", "2", "--steps", "exponential", "--sizes",
+                 "100,200,400", "--draws", "2"]) in (0, 1)
+    assert "stay INCONCLUSIVE; deciding them needs three sizes" in capsys.readouterr().err
