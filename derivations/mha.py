@@ -5,7 +5,8 @@ Per draw: the n eigenvalues of MHA⊥MHA⊥ᵀ and of n⁻¹MHA^G MHA^Gᵀ on th
 (``numerics.multi_head``), and of two more models on those weights: the Gaussian model with
 fresh noise (its own draw-to-draw spread) and the i.i.d. surrogate (θ₂ = 0, the rival).
 Reported, mean ± se over draws: the relative W₁ distance (mean |difference of the sorted
-eigenvalues| over γ_O θ₁, the Gaussian model's exact mean eigenvalue), in percent, the
+eigenvalues| over the output law's m₁, γ_O θ₁ but for tied K = V; γ_O θ₁, the Gaussian
+model's exact mean eigenvalue for independent values, without a law), in percent, the
 Kolmogorov distance of the two spectra, and m₁, m₂ of both against the output law
 (``theory.multi_head``; inputs with orthonormal rows only); the time of one draw. d_O = d
 unless given.
@@ -211,10 +212,19 @@ def ladder(shape: Shape, d: int) -> list[tuple[Shape, int]]:
                      d_o=shape.d_o // f), d // f) for f in LADDER]
 
 
-def mean_eigenvalue(shape: Shape, beta: float) -> float:
-    """γ_O θ₁ = d_O θ₁/n: the mean eigenvalue of n⁻¹MHA^G MHA^Gᵀ, exactly (and m₁ of the
-    output law): the scale of the relative W₁ distances."""
-    return shape.d_o * float(thetas(beta)[0]) / shape.n
+def mean_eigenvalue(shape: Shape, beta: float, unit: float = 1.0) -> float:
+    """The scale of the relative W₁ distances: γ_O θ₁ = d_O θ₁/n, the mean eigenvalue of
+    n⁻¹MHA^G MHA^Gᵀ for values independent of the keys (exactly, at any n), times ``unit``:
+    the output law's m₁ over γ_O θ₁ (``law_unit``; 1 but for tied K = V, whose m₁ the θ₂
+    term raises, and for inputs without a law)."""
+    return unit * shape.d_o * float(thetas(beta)[0]) / shape.n
+
+
+def law_unit(shape: Shape, beta, m1: sp.Expr) -> float:
+    """The output law's m₁ over γ_O θ₁ = γ_O(e^{β²} − 1), exactly (1 for independent or
+    multi-query values, larger for tied K = V)."""
+    b = positive_beta(beta)
+    return float(sp.simplify(m1 / (sp.Rational(shape.d_o, shape.n) * (sp.exp(b**2) - 1))))
 
 
 def output_law(shape: Shape, beta) -> tuple[mh.Law, mh.Law]:
@@ -294,7 +304,7 @@ def _mean_se(values) -> dict:
             "dof": float(v.size - 1)}
 
 
-def distances(shape: Shape, beta: float, outs) -> dict:
+def distances(shape: Shape, beta: float, outs, unit: float = 1.0) -> dict:
     """The relative W₁ distances of one size's draws (over ``mean_eigenvalue``), mean, se and
     dof over draws: ``model`` = W₁(layer, its Gaussian model), ``own`` = W₁(the model with
     fresh noise, the model), ``excess`` = model − own (paired) and ``rival_excess`` =
@@ -303,7 +313,7 @@ def distances(shape: Shape, beta: float, outs) -> dict:
     .. math:: D = W_1(\\nu_{\\mathrm{MHA}^\\perp}, \\nu_{n^{-1/2}\\mathrm{MHA}^G})
               / (\\gamma_O\\theta_1),\\qquad E = W_1(\\nu_{G'}, \\nu_{G})/(\\gamma_O\\theta_1)
     """
-    scale = mean_eigenvalue(shape, beta)
+    scale = mean_eigenvalue(shape, beta, unit)
     D = np.array([relative_w1(o.softmax, o.gaussian, scale) for o in outs])
     E = np.array([relative_w1(o.fresh, o.gaussian, scale) for o in outs])
     R = np.array([relative_w1(o.softmax, o.surrogate, scale) for o in outs])
@@ -390,9 +400,11 @@ def run(shape: Shape, d: int, beta: float, draws: int, seed: int = 0, progress=N
     inputs = layer_inputs(shape, d, inputs)
     beta_value = float(positive_beta(beta))
     law = edge = None
+    unit = 1.0
     if inputs == "orthonormal":
         stated, _ = output_law(shape, beta)
-        law = [float(m) for m in mh.moments(stated, 2, "stated")]
+        exact = mh.moments(stated, 2, "stated")
+        law, unit = [float(m) for m in exact], law_unit(shape, beta, exact[0])
         edge = float(mhl.right_edge(stated, dps=15))
     sizes = ladder(shape, d)
     z_miss = DECAY_Z if budget is None else sequential_z(DECAY_Z, LOOKS_MAX)
@@ -412,7 +424,7 @@ def run(shape: Shape, d: int, beta: float, draws: int, seed: int = 0, progress=N
             progress(len(tasks), len(tasks))
         for (j, _), value in zip(tasks, done):
             found[j].append(value)
-        rows = [distances(sh, beta_value, [o for o, _ in found[j]])
+        rows = [distances(sh, beta_value, [o for o, _ in found[j]], unit)
                 for j, (sh, _) in enumerate(sizes)]
         judged[:] = [rows, *judge(rows, beta_value, shape.d_k, z_miss)]
         return judged[1], judged[3]
@@ -429,7 +441,7 @@ def run(shape: Shape, d: int, beta: float, draws: int, seed: int = 0, progress=N
     outs, seconds = zip(*found[-1])
     moments = {key: np.array([spectra.spectral_moments(getattr(o, key), 2) for o in outs])
                for key in ("softmax", "gaussian")}
-    scale = mean_eigenvalue(shape, beta_value)
+    scale = mean_eigenvalue(shape, beta_value, unit)
     return Result(shape, d, beta_value, total, seed, law, edge,
                   np.array([relative_w1(o.softmax, o.gaussian, scale) for o in outs]),
                   np.array([spectra.kolmogorov_distance(o.softmax, o.gaussian) for o in outs]),
@@ -579,8 +591,9 @@ def folder_markdown(found: dict[str, dict], command: str) -> str:
              "Q, K, V and W^O (docs/math.md §7), the n eigenvalues of each, mean ± se over "
              "draws. Verdict: docs/math.md §16 (the layer at n/4, n/2 and n against its "
              "Gaussian model's own spread, the i.i.d. surrogate ruled out). Relative W1: mean "
-             "|difference of the sorted eigenvalues| over γ_O θ₁, the output law's and the "
-             "Gaussian model's mean eigenvalue m1. KS: the Kolmogorov distance of the two "
+             "|difference of the sorted eigenvalues| over the output law's mean eigenvalue m1 "
+             "(γ_O θ₁, the Gaussian model's, but for tied K = V; γ_O θ₁ for Gaussian inputs). "
+             "KS: the Kolmogorov distance of the two "
              "spectra. m1, m2: of MHA⊥, with the output law's value after the slash (no law "
              "for Gaussian inputs, which a preset with n > d takes). Time: one draw (all four "
              "models) on this machine, in one process.", "",

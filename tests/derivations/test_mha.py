@@ -207,3 +207,18 @@ def test_a_report_folder_is_resumed_and_a_damaged_preset_redone(capsys, tmp_path
 def test_all_presets_need_a_report_folder(capsys):
     code, _, err = run(capsys, "mha", "--preset", "all")
     assert code == 2 and "preset all needs --report" in err[0]
+
+
+def test_tied_values_measure_w1_against_the_laws_mean_eigenvalue():
+    """With K = V the output law's m₁ is γ_Oθ₁ plus a θ₂ term: the relative W₁ is read
+    against that m₁, as for every layer with a law (for independent values they agree)."""
+    from attnge.numerics.multi_head import relative_w1
+    shape, d = mha.layer_shape(None, n=64, d=96, heads=2, dk=16, sharing="kv")
+    result = mha.run(shape, d, 1.0, 2)
+    soft, gauss = (result.spectra[key][:shape.n] for key in ("softmax", "gaussian"))
+    m1 = result.law_moments[0]
+    assert result.rel_w1[0] == pytest.approx(relative_w1(soft, gauss, m1), rel=1e-12)
+    assert m1 > 1.5 * mha.mean_eigenvalue(shape, 1.0)
+    independent, _ = mha.layer_shape(None, n=64, d=96, heads=2, dk=16)
+    stated, _ = mha.output_law(independent, 1)
+    assert mha.law_unit(independent, 1, mha.mh.moments(stated, 2, "stated")[0]) == 1.0
