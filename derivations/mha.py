@@ -498,13 +498,17 @@ def histogram(result: Result, key: str, top: float) -> tuple[np.ndarray, np.ndar
 
 
 def density_curve(result: Result, top: float) -> tuple[np.ndarray, np.ndarray] | None:
-    """The output law's density on a grid of (0, top] (its continuous part); None without a
-    law (inputs that are not orthonormal)."""
+    """The output law's density on a grid of (0, top] (its continuous part), 0 beyond the
+    right edge E (the support's supremum, ``result.edge``), where reading a zero from the
+    curve takes every root of its polynomial; None without a law (inputs that are not
+    orthonormal)."""
     if not result.law_moments:
         return None
     _, matrix = output_law(result.shape, result.beta)
     grid = np.linspace(top / DENSITY_POINTS / 4, top, DENSITY_POINTS)
-    return grid, np.array([float(v) for v in mhl.density_grid(grid, matrix, dps=15)])
+    inside = grid[grid <= result.edge]
+    values = [float(v) for v in mhl.density_grid(inside, matrix, dps=15)] if inside.size else []
+    return grid, np.array(values + [0.0] * (grid.size - inside.size))
 
 
 def to_csv(result: Result, top: float, curve: tuple[np.ndarray, np.ndarray] | None) -> str:
