@@ -125,11 +125,12 @@ def sequential_z(z: float, looks: int = LOOKS_MAX) -> float:
     return float(-special.ndtri(special.ndtr(-z) / looks))
 
 
-def decide(look: Callable[[int], tuple[str, bool]], draws: int, budget: float
+def decide(look: Callable[[int, float], tuple[str, bool]], draws: int, budget: float
            ) -> tuple[dict, str]:
-    """``--decide``: call ``look(n)`` (measure up to n draws per size, keeping those already
-    measured, judge them at ``sequential_z``, and return the verdict and whether more draws
-    could decide it) at n = ``draws``, 2·draws, 4·draws, … while the verdict is INCONCLUSIVE
+    """``--decide``: call ``look(n, z)`` (measure up to n draws per size, keeping those already
+    measured, judge them at z, the per-look ``sequential_z(DECAY_Z, LOOKS_MAX)``, and return
+    the verdict and whether more draws could decide it) at n = ``draws``, 2·draws, 4·draws, …
+    while the verdict is INCONCLUSIVE
     and more draws could decide it, as long as the next look, its time estimated from the
     last one's (as many new draws as there are), fits in what ``budget`` (seconds) leaves,
     at most ``LOOKS_MAX`` looks.
@@ -138,10 +139,11 @@ def decide(look: Callable[[int], tuple[str, bool]], draws: int, budget: float
     and seconds, the time spent) and what stopped it short of a decision ('' where it
     decided or no number of draws could): the next look's draws and estimated time.
     """
+    z = sequential_z(DECAY_Z, LOOKS_MAX)
     looks, start, have, total, stopped = [], time.perf_counter(), 0, draws, ""
     while True:
         began = time.perf_counter()
-        verdict, more = look(total)
+        verdict, more = look(total, z)
         took = time.perf_counter() - began
         looks.append({"draws": total, "verdict": verdict, "seconds": took})
         if verdict != INCONCLUSIVE or not more:
@@ -156,7 +158,7 @@ def decide(look: Callable[[int], tuple[str, bool]], draws: int, budget: float
                        f"size, would take about {estimate:.0f} s here")
             break
         have, total = total, 2 * total
-    return {"budget_s": budget, "z_per_look": sequential_z(DECAY_Z, LOOKS_MAX), "looks": looks,
+    return {"budget_s": budget, "z_per_look": z, "looks": looks,
             "spent_s": time.perf_counter() - start}, stopped
 
 

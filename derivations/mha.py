@@ -38,10 +38,8 @@ from attnge.judging import (
     DECAY_Z,
     HOLDS,
     INCONCLUSIVE,
-    LOOKS_MAX,
     Rival,
     decay_z,
-    sequential_z,
 )
 from attnge.numerics import multi_head_law as mhl
 from attnge.numerics import spectra, stats
@@ -407,11 +405,10 @@ def run(shape: Shape, d: int, beta: float, draws: int, seed: int = 0, progress=N
         law, unit = [float(m) for m in exact], law_unit(shape, beta, exact[0])
         edge = float(mhl.right_edge(stated, dps=15))
     sizes = ladder(shape, d)
-    z_miss = DECAY_Z if budget is None else sequential_z(DECAY_Z, LOOKS_MAX)
     found: list[list[tuple]] = [[] for _ in sizes]          # per size: (draw, seconds)
     judged: list = []
 
-    def look(total: int) -> tuple[str, bool]:
+    def look(total: int, z_miss: float) -> tuple[str, bool]:
         have = len(found[0])
         tasks = [(j, (sh, beta_value, seed, k, inputs, dd)) for j, (sh, dd) in enumerate(sizes)
                  for k in range(have, total)]
@@ -431,7 +428,7 @@ def run(shape: Shape, d: int, beta: float, draws: int, seed: int = 0, progress=N
 
     record = None
     if budget is None:
-        look(draws)
+        look(draws, DECAY_Z)
     else:
         record, stopped = judging.decide(look, draws, budget)
         if stopped:

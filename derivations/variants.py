@@ -42,11 +42,9 @@ from attnge.judging import (
     DECAY_Z,
     HOLDS,
     INCONCLUSIVE,
-    LOOKS_MAX,
     PLATEAU_SLOPE,
     Rival,
     decay_z,
-    sequential_z,
 )
 from attnge.numerics import spectra, stats
 from attnge.numerics.measure import require_memory
@@ -369,9 +367,9 @@ def decide(run: Run, folder: str | Path | None, budget: float,
     values inside their regime), double its draws, the draws already measured or stored kept,
     as long as the next look, estimated from the last one's time, fits in what ``budget``
     (seconds) leaves (docs/math.md §14). A rerun with the same store resumes."""
-    z_miss, done, last = sequential_z(DECAY_Z, LOOKS_MAX), {}, []
+    done, last = {}, []
 
-    def look(draws: int) -> tuple[str, bool]:
+    def look(draws: int, z_miss: float) -> tuple[str, bool]:
         nonlocal done
         grown = replace(run, draws=draws)
         done = collect([grown], folder, progress, warn, done)

@@ -11,9 +11,28 @@ from contextlib import contextmanager
 from attnge import parallel
 from attnge.errors import InternalError
 from attnge.output.progress import Progress
+from attnge.theory.inputs import duration
 
 DEFAULT_BUDGET = "10m"
 """The time ``--decide`` may spend when no ``--budget`` is given."""
+
+
+def decide_options(p: argparse.ArgumentParser, reused: str, section: int, per: str = ""
+                   ) -> None:
+    """``--decide`` and ``--budget``: ``reused`` names the draws a look keeps, ``section``
+    the docs/math.md section of the rule, ``per`` what one budget covers."""
+    p.add_argument("--decide", action="store_true", help="while INCONCLUSIVE for want of "
+                   f"draws, double them (reusing those {reused}) within --budget, every look "
+                   f"judged at the stricter per-look z of docs/math.md section {section}")
+    p.add_argument("--budget", default=None, metavar="TIME", help="the time --decide may "
+                   f"spend{per}, as 90s, 20m or 1.5h (default {DEFAULT_BUDGET})")
+
+
+def decide_budget(args: argparse.Namespace) -> float | None:
+    """The seconds ``--decide`` may spend, None without it; ``--budget`` alone is bad input."""
+    if args.budget is not None and not args.decide:
+        raise ValueError("budget applies with --decide only")
+    return duration(args.budget or DEFAULT_BUDGET, "budget") if args.decide else None
 
 
 @contextmanager

@@ -11,12 +11,18 @@ import time
 from pathlib import Path
 
 from attnge import judging
-from attnge.commands.common import DEFAULT_BUDGET, cluster, cluster_options, draws
+from attnge.commands.common import (
+    cluster,
+    cluster_options,
+    decide_budget,
+    decide_options,
+    draws,
+)
 from attnge.commands.spectrum import figure_path
 from attnge.output import figures
 from attnge.output.files import check_files, check_output, emit, write_atomic
 from attnge.output.progress import Progress
-from attnge.theory.inputs import duration, integer
+from attnge.theory.inputs import integer
 
 NAME = "mha"
 HELP = "a softmax attention layer against its Gaussian model on the same weights, at a real " \
@@ -51,11 +57,7 @@ def add_arguments(m: argparse.ArgumentParser) -> None:
     m.add_argument("--draws", default=10, help="draws >= 2 per size (default 10; the verdict "
                    "measures the layer at n/4 and n/2 too)")
     m.add_argument("--seed", default=0, help="seed >= 0 (default 0)")
-    m.add_argument("--decide", action="store_true", help="while INCONCLUSIVE for want of "
-                   "draws, double them (reusing those measured) within --budget, every look "
-                   "judged at the stricter per-look z of docs/math.md section 16")
-    m.add_argument("--budget", default=None, metavar="TIME", help="the time --decide may "
-                   "spend per layer, as 90s, 20m or 1.5h (default 10m)")
+    decide_options(m, "measured", 16, " per layer")
     m.add_argument("--json", default=None, metavar="FILE", help="write the summary and the "
                    "provenance as JSON")
     m.add_argument("--out", default=None, metavar="FIG.png", help="histograms of both spectra "
@@ -83,10 +85,7 @@ def run(args: argparse.Namespace) -> int:
     betas = [mha.initial_beta(name, args.beta) for name in presets]
     seed = integer(args.seed, "seed", 0)
     n_draws = integer(args.draws, "draws", 2)
-    if args.budget is not None and not args.decide:
-        raise ValueError("budget applies with --decide only")
-    budget = duration(DEFAULT_BUDGET if args.budget is None else args.budget, "budget") \
-        if args.decide else None
+    budget = decide_budget(args)
     out = None
     if args.json is not None:
         check_output(args.json, "json")

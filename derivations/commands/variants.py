@@ -16,11 +16,17 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from attnge.commands.common import DEFAULT_BUDGET, cluster, cluster_options, draws
+from attnge.commands.common import (
+    cluster,
+    cluster_options,
+    decide_budget,
+    decide_options,
+    draws,
+)
 from attnge.output.files import check_files, check_output, emit, is_stream
 from attnge.output.progress import Progress
 from attnge.params import parse_sizes
-from attnge.theory.inputs import duration, integer
+from attnge.theory.inputs import integer
 
 if TYPE_CHECKING:                  # imported where used: the parser and its help stay light
     from attnge.theory.variants import Variant
@@ -69,11 +75,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    f"(default {','.join(map(str, SIZES))})")
     p.add_argument("--draws", default=None, help=f"draws per size (default {DRAWS})")
     p.add_argument("--seed", default=0, help="seed >= 0 (default %(default)s)")
-    p.add_argument("--decide", action="store_true", help="while INCONCLUSIVE for want of "
-                   "draws, double them (reusing those measured or stored) within --budget, "
-                   "every look judged at the stricter per-look z of docs/math.md section 14")
-    p.add_argument("--budget", default=None, metavar="TIME", help="the time --decide may "
-                   "spend, as 90s, 20m or 1.5h (default 10m)")
+    decide_options(p, "measured or stored", 14)
     p.add_argument("--json", default=None, metavar="FILE", help="write every number (- for "
                    "standard output)")
     p.add_argument("--out", default=None, metavar="DIR", help="keep the draws in "
@@ -125,8 +127,7 @@ def run(args: argparse.Namespace) -> int:
     from attnge import variants as va
     from attnge.provenance import provenance
 
-    if args.budget is not None and not args.decide:
-        raise ValueError("budget applies with --decide only")
+    budget = decide_budget(args)
     if args.map:
         if args.decide:
             raise ValueError("decide applies to one variant, not to --map")
@@ -140,7 +141,6 @@ def run(args: argparse.Namespace) -> int:
     if args.draws is not None:
         config["draws"] = args.draws
     job = va.Run(variant, **config)
-    budget = duration(args.budget or DEFAULT_BUDGET, "budget") if args.decide else None
     if args.json is not None:
         check_output(args.json, "json", stream=True)
     if args.out is not None:

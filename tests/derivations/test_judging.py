@@ -85,19 +85,20 @@ def test_looking_again_at_the_per_look_z_keeps_the_false_alarm_rate():
 def test_decide_doubles_until_decided_or_undecidable_or_out_of_budget_or_looks():
     seen = []
 
-    def look(n, decided_at=8, more=True):
+    def look(n, z, decided_at=8, more=True):
         seen.append(n)
+        assert z == judging.sequential_z(judging.DECAY_Z, judging.LOOKS_MAX)
         return (judging.HOLDS if n >= decided_at else judging.INCONCLUSIVE), more
 
     record, stopped = judging.decide(look, 2, 60)
     assert seen == [2, 4, 8] and stopped == "" and record["looks"][-1]["verdict"] == "GE HOLDS"
     assert record["z_per_look"] == judging.sequential_z(judging.DECAY_Z, judging.LOOKS_MAX)
     seen.clear()
-    record, stopped = judging.decide(lambda n: look(n, more=False), 2, 60)
+    record, stopped = judging.decide(lambda n, z: look(n, z, more=False), 2, 60)
     assert seen == [2] and stopped == ""                     # no number of draws decides it
     seen.clear()
     record, stopped = judging.decide(look, 2, 0.0)
     assert seen == [2] and "budget left" in stopped and record["looks"][0]["next"]["draws"] == 4
     seen.clear()
-    record, stopped = judging.decide(lambda n: look(n, decided_at=10**9), 1, 60)
+    record, stopped = judging.decide(lambda n, z: look(n, z, decided_at=10**9), 1, 60)
     assert seen == [1, 2, 4, 8, 16, 32] and f"{judging.LOOKS_MAX} looks taken" in stopped
