@@ -672,14 +672,16 @@ def _gauss_legendre(n: int, prec: int) -> tuple[tuple[mpmath.mpf, mpmath.mpf], .
 
 def _piece(qs: list[int], lo, hi, n: int, density: Callable) -> list[mpmath.mpf]:
     r""":math:`\int_{lo}^{hi} x^q \nu(x)\,dx` by n-point Gauss--Legendre in
-    :math:`\phi \in (0, \pi/2)`, :math:`x = lo + (hi - lo)\sin^2\phi`; ``density(x)`` is
-    ν(x)."""
-    out = [mp.zero] * len(qs)
+    :math:`\phi \in (0, \pi/2)`, :math:`x = lo + (hi - lo)\sin^2\phi`; ``density(xs)`` is
+    ν at a list of points (one call per piece, so that a batched route serves all n)."""
+    nodes = []
     for t, w in _gauss_legendre(n, mp.prec):
         phi = (t + 1) * mp.pi / 4
         s, c = mp.sin(phi), mp.cos(phi)
-        x = lo + (hi - lo) * s * s
-        f = w * mp.pi / 2 * (hi - lo) * s * c * density(x)
+        nodes.append((lo + (hi - lo) * s * s, w * mp.pi / 2 * (hi - lo) * s * c))
+    out = [mp.zero] * len(qs)
+    for (x, jacobian), nu in zip(nodes, density([x for x, _ in nodes])):
+        f = jacobian * nu
         out = [o + f * x**q for o, q in zip(out, qs)]
     return out
 
@@ -757,7 +759,7 @@ def density_moments(qs: Sequence[int], theta1: object, theta2: object, y: object
             intervals = _support(a, b, yy)
         intervals = [(_to_mpf("intervals", u), _to_mpf("intervals", v)) for u, v in intervals]
         pieces = _pieces(intervals, _edge_roots(a, b, yy))
-        nu = lambda x: _density_at(a, b, yy, x)  # noqa: E731
+        nu = lambda xs: _density_many(a, b, yy, xs)  # noqa: E731
         first = [_piece(qs, lo, hi, n_nodes, nu) for lo, hi in pieces]
         target = [mp.mpf(10) ** -dps * mp.fsum(abs(e[i]) for e in first) for i in range(len(qs))]
         out = [mp.zero] * len(qs)

@@ -750,7 +750,8 @@ def density_moments(qs: list[int], law: Law, dps: int = 15, n_nodes: int = 24
         for lo, hi in intervals:
             old, n = None, n_nodes
             while True:
-                new = _piece(qs, lo, hi, n, lambda x: _density_at(numeric, x))
+                new = _piece(qs, lo, hi, n,
+                             lambda xs: [_density_at(numeric, x) for x in xs])
                 if old is not None and all(abs(u - v) <= mp.mpf(10) ** -dps * abs(u)
                                            for u, v in zip(new, old)):
                     break

@@ -1,10 +1,13 @@
-"""attnge bench: the three timings per size, their ratios and the JSON fields."""
+"""attnge bench: the three timings per size, their ratios and the JSON fields.
+
+No test compares the timings themselves: a timing depends on the machine's load, and the
+benchmark's figures are measured and reported in docs/bench, not asserted."""
 
 import json
 
 import pytest
 
-from attnge import bench, cli
+from attnge import cli
 
 FIELDS = {"ell", "draws", "pipeline_s", "naive_s", "floor_s", "speedup_vs_naive",
           "ratio_to_floor", "peak_rss_gib"}
@@ -26,9 +29,3 @@ def test_rows_and_json(tmp_path, capsys):
 def test_bad_sizes_exit_2(capsys):
     assert cli.main(["bench", "--ell", "5"]) == 2
     assert "ell must be an integer >= 10" in capsys.readouterr().err
-
-
-@pytest.mark.slow
-def test_the_floor_is_below_the_pipeline():
-    row = bench.bench([120], 1)[0]
-    assert row.floor_s < row.pipeline_s
