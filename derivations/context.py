@@ -26,7 +26,9 @@ __all__ = ["Context", "current", "running"]
 
 class Context:
     """Where draws run (``client``: a Dask client or None; ``local_workers``: the draws that
-    run at once on this machine) and the sweeps measured so far (the ``keep`` last).
+    run at once on this machine), the sweeps measured so far (the ``keep`` last) and
+    ``draws``: None, or a ``draw_store.DrawStore`` that keeps every single draw measured in
+    the context, so that a sweep with more draws measures only the new ones (``--decide``).
 
     A sweep is computed once even when two threads ask for it: the second waits for the
     first's result."""
@@ -34,6 +36,7 @@ class Context:
     def __init__(self, keep: int = 16) -> None:
         self.client: Any = None
         self.local_workers = 1
+        self.draws: Any = None
         self.keep = keep
         self._sweeps: OrderedDict[Hashable, Any] = OrderedDict()
         self._computing: dict[Hashable, Future] = {}

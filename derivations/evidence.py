@@ -33,7 +33,16 @@ from dataclasses import dataclass
 import numpy as np
 
 from attnge import regimes as rg
-from attnge.judging import INCONCLUSIVE, RATE_Z, VALUE_Z, Z_MAX, Rival, detectable
+from attnge.judging import (
+    INCONCLUSIVE,
+    OUT_OF_REGIME,
+    RATE_Z,
+    VALUE_Z,
+    Z_MAX,
+    Rival,
+    at,
+    detectable,
+)
 from attnge.numerics import stats
 from attnge.numerics.measure import RANK_RTOL, DrawMeasurement, Identities
 from attnge.numerics.outliers import tilt_tail
@@ -108,7 +117,7 @@ def rate_row(table: Table, label: str, params: Params, values: list[np.ndarray],
     if first is None:
         cells = [pm(*mean_se(v)) for v in values]
         table.add([label, *cells, "", fmt(predicted, 3),
-                   f"not in its regime: {regime.why}; {regime.need_text}"], INCONCLUSIVE)
+                   f"{OUT_OF_REGIME}: {regime.why}; {regime.need_text}"], INCONCLUSIVE)
         return stats.Rate(float("nan"), float("nan"))
     limit = predicted if slope.limit is None else slope.limit
     cells = [f"{pm(*mean_se(v))} (not fitted)" for v in values[:first]]
@@ -127,7 +136,7 @@ def rate_row(table: Table, label: str, params: Params, values: list[np.ndarray],
         return stats.Rate(float("nan"), float("nan"))
     rate = stats.fit_rate(sizes, means, ses if min(ses) > 0 else None, dofs)
     table.add_series(label, "ell", sizes, means, ses, rate.slope, rate.se, predicted)
-    width = rate.width(RATE_Z, tol)
+    width = rate.width(at(RATE_Z), tol)
     if rule == "agree":
         ok = abs(rate.slope - limit) <= width
         text = f"|slope - ({limit:g})| <= {width:.2g}"
@@ -273,8 +282,8 @@ def z_value(table: Table, row: list, label: str, estimate: Estimate, expected: f
     if untested:
         table.add(row + [f"{z:.3g} ({untested})", ""])
         return z
-    det = detectable(se, dof, expected if scale is None else scale)
-    ok = abs(z) <= Z_MAX
+    det = detectable(se, dof, expected if scale is None else scale, at(Z_MAX))
+    ok = abs(z) <= at(Z_MAX)
     table.add(row + [fmt(z, 3), f"{100 * det:.2g}%"], ok)
     table.values.append({"quantity": label, "estimate": mean, "se": se, "dof": dof,
                          "predicted": expected, "z": z, "detectable": det, "passed": ok})
@@ -286,8 +295,8 @@ def z_combined(table: Table, row: list, label: str, zs: list[float],
     """The Stouffer combination Σz/√n of the sizes' z, and what it detects: a relative
     error δ shared by the sizes moves it by δ Σ(1/rse_k)/√n, so δ = Z_MAX √n / Σ 1/rse_k."""
     combined = stouffer(zs)
-    det = Z_MAX * len(zs) ** 0.5 / sum(1 / r for r in relative_se)
-    ok = abs(combined) <= Z_MAX
+    det = at(Z_MAX) * len(zs) ** 0.5 / sum(1 / r for r in relative_se)
+    ok = abs(combined) <= at(Z_MAX)
     table.add(row + [f"{combined:.3g} (combined)", f"{100 * det:.2g}%"], ok)
     table.values.append({"quantity": f"{label}, all sizes combined", "z": combined,
                          "detectable": det, "passed": ok})
@@ -329,8 +338,9 @@ def z_rows(table: Table, label: str, sizes: list[int], values: list[np.ndarray],
 
 
 def z_table(title: str) -> Table:
-    return Table(f"{title} (pass: |z| <= {Z_MAX:g} at each size and combined; z on the normal "
-                 f"scale; detectable: the relative error of the expected value the test detects)",
+    return Table(f"{title} (pass: |z| <= {at(Z_MAX):.3g} at each size and combined; z on the "
+                 "normal scale; detectable: the relative error of the expected value the test "
+                 "detects)",
                  ["statistic", "ell", "measured ± se", "expected", "z", "detectable"])
 
 
@@ -362,8 +372,9 @@ def rank_one_tables(sweep: Sweep, params: Params, a: str, b: str, shown: tuple[s
 # --------------------------------------------------------------------------- value checks
 
 def value_table(title: str) -> Table:
-    return Table(f"{title} (pass: |z| <= {VALUE_Z:g}, z on the normal scale; detectable: the "
-                 f"relative error of the prediction this check detects, t_{VALUE_Z:g} se/|pred|)",
+    z = at(VALUE_Z)
+    return Table(f"{title} (pass: |z| <= {z:.3g}, z on the normal scale; detectable: the "
+                 f"relative error of the prediction this check detects, t_{z:.3g} se/|pred|)",
                  ["quantity", "estimate ± se", "predicted", "z", "how estimated", "detectable"])
 
 
@@ -379,12 +390,12 @@ def value_row(table: Table, label: str, measured: Estimate, predicted: float, ho
     """
     estimate, se, dof = measured.mean, measured.se, measured.dof
     z = stats.normal_equivalent((estimate - predicted) / se, dof)
-    det = detectable(se, dof, predicted if scale is None else scale, VALUE_Z)
-    ok = abs(z) <= VALUE_Z
+    det = detectable(se, dof, predicted if scale is None else scale, at(VALUE_Z))
+    ok = abs(z) <= at(VALUE_Z)
     verdict = ok if judged else None
     rival_fields = {}
     if rival is not None:
-        power, why, rival_fields = rival.judged(stats.t_critical(VALUE_Z, dof) * se, predicted)
+        power, why, rival_fields = rival.judged(stats.t_critical(at(VALUE_Z), dof) * se, predicted)
         if judged and ok and not power:
             verdict, how = INCONCLUSIVE, f"{how}; {why}"
     table.add([label, pm(estimate, se), fmt(predicted, 8), fmt(z, 3), how,
@@ -427,7 +438,7 @@ def limit_row(table: Table, label: str, sizes, values: list[np.ndarray],
         if first is None:
             mean, se = mean_se(values[-1])
             table.add([label, f"{pm(mean, se)} at {max(sizes)}", fmt(predicted, 8), "",
-                       f"not in its regime: {regime.why}; {regime.need_text}", ""], INCONCLUSIVE)
+                       f"{OUT_OF_REGIME}: {regime.why}; {regime.need_text}", ""], INCONCLUSIVE)
             return None
         if first:
             sizes, values = list(sizes)[first:], list(values)[first:]

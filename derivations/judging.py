@@ -32,7 +32,9 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 
 from scipy import special
@@ -77,6 +79,12 @@ SLOPE_TOLERANCE = 0.1
 READING_Z = 3.0
 """``attnge threshold``: two readings of T_q agree within READING_Z se, and are told apart
 at that too."""
+OUT_OF_REGIME = "not in its regime"
+"""How an INCONCLUSIVE row that its sizes cannot decide begins its reason (more draws do
+not help there: larger sizes do)."""
+BEYOND_DRAWS = (OUT_OF_REGIME, "overflows double precision", "more nodes would decide")
+"""The reasons of INCONCLUSIVE rows that no number of draws decides (``--decide`` does not
+grow the draws for them)."""
 LOOKS_MAX = 6
 """``--decide``: the looks a run may take, its draws doubling between them (up to 32 times
 the first look's)."""
@@ -123,6 +131,39 @@ def sequential_z(z: float, looks: int = LOOKS_MAX) -> float:
     if looks < 1:
         raise ValueError(f"looks must be an integer >= 1 (got {looks})")
     return float(-special.ndtri(special.ndtr(-z) / looks))
+
+
+_LOOKS: ContextVar[int] = ContextVar("attnge_looks", default=1)
+
+
+@contextmanager
+def looking(looks: int = LOOKS_MAX) -> Iterator[None]:
+    """Inside the block every threshold a check reads through :func:`at` is the per-look one
+    of a run that may look ``looks`` times (``attnge verify --decide``)."""
+    sequential_z(4.0, looks)                       # refuses a bad count before it is set
+    token = _LOOKS.set(int(looks))
+    try:
+        yield
+    finally:
+        _LOOKS.reset(token)
+
+
+def at_looks(z: float, looks: int = LOOKS_MAX) -> float:
+    """The per-look threshold for ``z`` of a run that may look ``looks`` times (``z`` for one)."""
+    return z if int(looks) == 1 else sequential_z(z, looks)
+
+
+def at(z: float) -> float:
+    """The threshold a check applies for the fixed-size threshold ``z``: ``z`` itself, or
+    inside :func:`looking` its per-look ``sequential_z(z, looks)``.
+
+    >>> at(VALUE_Z), round(at(Z_MAX), 3)
+    (4.0, 5.0)
+    >>> with looking(6):
+    ...     round(at(VALUE_Z), 3), round(at(Z_MAX), 3)
+    (4.405, 5.335)
+    """
+    return at_looks(z, _LOOKS.get())
 
 
 def decide(look: Callable[[int, float], tuple[str, bool]], draws: int, budget: float
@@ -196,8 +237,8 @@ class Rival:
         return {"rival": self.value, "rival_name": self.name, "rules_out_rival": ruled_out}
 
 
-__all__ = ["BREAKS", "CROSSING_Z", "DECAY_Z", "ERROR", "HOLDS", "INCONCLUSIVE", "LOOKS_MAX",
-           "PLATEAU_SLOPE",
+__all__ = ["BEYOND_DRAWS", "BREAKS", "CROSSING_Z", "DECAY_Z", "ERROR", "HOLDS", "INCONCLUSIVE",
+           "LOOKS_MAX", "OUT_OF_REGIME", "PLATEAU_SLOPE",
            "RATE_Z", "READING_Z", "REFUSED", "RIVAL_SHARE", "Rival", "SIGN_Z", "SIZE_Z",
-           "SLOPE_TOLERANCE", "VALUE_Z", "Verdict", "Z_MAX", "decay_z", "decide", "detectable",
-           "sequential_z", "verdict_text"]
+           "SLOPE_TOLERANCE", "VALUE_Z", "Verdict", "Z_MAX", "at", "at_looks", "decay_z", "decide",
+           "detectable", "looking", "sequential_z", "verdict_text"]

@@ -222,8 +222,29 @@ def measured(fn: Callable, tasks: Sequence[tuple], memory: int = 0
     worker processes forked for the sweep (``fn`` is inherited, its arguments and results
     travel by pickle), else in order in this process. Every draw runs with BLAS on one
     thread. ``memory``: the bytes one draw needs at its peak (0: not known), so that the
-    processes that run at once fit in memory.
+    processes that run at once fit in memory. Where the run context holds a draw store
+    (``Context.draws``), the draws it holds are taken from it and only the others measured
+    (and kept there).
     """
+    store = current().draws
+    if store is None:
+        yield from _measured(fn, tasks, memory)
+        return
+    todo, missing = [], object()
+    for i, args in enumerate(tasks):
+        value = store.get(fn, args, missing)
+        if value is missing:
+            todo.append(i)
+        else:
+            yield i, value
+    for j, value in _measured(fn, [tasks[i] for i in todo], memory):
+        store.put(fn, tasks[todo[j]], value)
+        yield todo[j], value
+
+
+def _measured(fn: Callable, tasks: Sequence[tuple], memory: int = 0
+              ) -> Iterator[tuple[int, object]]:
+    """:func:`measured` without the run context's draw store."""
     client = current().client
     if client is not None:
         yield from _on_dask(client, fn, tasks)

@@ -11,14 +11,16 @@ from __future__ import annotations
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
-from attnge import ledger, parallel
-from attnge.context import Context, running
+from attnge import judging, ledger, parallel
+from attnge.context import Context, current, running
+from attnge.draw_store import DrawStore
 from attnge.judging import INCONCLUSIVE
 from attnge.params import DEFAULT_SIZES, Params
 from attnge.provenance import provenance
 from attnge.step import Step, Table, tex
+from attnge.theory.inputs import duration
 
 
 @dataclass
@@ -40,6 +42,12 @@ class StepResult:
         if not rows:
             return None
         return all(v["passed"] is True and v["rules_out_rival"] for v in rows)
+
+    @property
+    def draws_could_decide(self) -> bool:
+        """An INCONCLUSIVE step with a row that more draws could decide
+        (``Table.draws_could_decide``)."""
+        return self.verdict == INCONCLUSIVE and any(t.draws_could_decide for t in self.tables)
 
     @property
     def verdict(self) -> str:
@@ -64,6 +72,7 @@ class Run:
     results: list[StepResult] = field(default_factory=list)
     wall_s: float = 0.0
     planned: list[str] | None = None
+    decided: dict | None = None      # the record of ``decide``: its looks, each step's draws
 
     @property
     def passed(self) -> bool:
@@ -80,6 +89,8 @@ class Run:
 
     def provenance(self) -> dict:
         extra = {} if self.complete else {"interrupted_before": self.not_run}
+        if self.decided is not None:
+            extra["decide"] = self.decided
         return provenance(self.params.as_dict(), self.wall_s,
                           steps=[r.step.id for r in self.results], **extra)
 
@@ -137,6 +148,79 @@ def _run(steps: list[Step], params: Params, progress, finished, out: Run) -> Non
         progress(len(steps), len(steps), "")
 
 
+def decide(steps: list[Step], params: Params, budget: float, progress=None,
+           finished: Callable[[StepResult, int], None] | None = None,
+           store: str | None = None) -> Run:
+    """``attnge verify --decide``: run the steps at ``params``, then, while some step is
+    INCONCLUSIVE with a row that more draws could decide (``StepResult.draws_could_decide``),
+    run those steps again with twice the draws per size, every draw already measured kept
+    (a ``draw_store.DrawStore`` in the run context; ``store``: a folder that also keeps them
+    across runs, so that a rerun resumes), within ``budget`` seconds and at most
+    ``judging.LOOKS_MAX`` looks (``judging.decide``). Every look, the first included, is
+    judged at the per-look thresholds (``judging.looking``), so that all looks together
+    reject a true prediction no more often than one run at the fixed size does.
+
+    A step keeps the result of the look that decided it (PASS, FAIL, or INCONCLUSIVE where
+    only larger sizes could decide); ``finished(result, draws)`` is called as each is
+    decided, and for the others once the looks end. The returned run's ``decided`` records
+    the looks, each step's draws per size and verdict, the time spent and what stopped the
+    looks short of a decision.
+    """
+    context = current()
+    kept, context.draws = context.draws, DrawStore(store)
+    drawn = context.draws
+    results: dict[str, tuple[StepResult, int]] = {}
+    todo = list(steps)
+    looks: list[list[str]] = []
+    start = time.perf_counter()
+
+    def look(draws: int, _z: float) -> tuple[str, bool]:
+        nonlocal todo
+        looks.append([s.id for s in todo])
+        with judging.looking():
+            part = run(todo, replace(params, draws=draws), progress)
+        for r in part.results:
+            results[r.step.id] = (r, draws)
+        todo = [s for s in todo if results[s.id][0].draws_could_decide]
+        if finished is not None:
+            for r in part.results:
+                if r.step not in todo:
+                    finished(r, draws)
+        return (INCONCLUSIVE if todo else "decided"), bool(todo)
+
+    def merged(record: dict, stopped: str) -> Run:
+        out = Run(params, [results[s.id][0] for s in steps if s.id in results],
+                  time.perf_counter() - start, [s.id for s in steps])
+        for entry, ids in zip(record["looks"], looks):
+            entry["steps"] = ids
+        record["steps"] = {s.id: {"draws": results[s.id][1], "verdict": results[s.id][0].verdict}
+                           for s in steps if s.id in results}
+        record["stopped"] = stopped
+        record["z_per_look"] = {name: judging.at_looks(getattr(judging, name))
+                                for name in ("VALUE_Z", "RATE_Z", "Z_MAX")}
+        record["draws_measured"], record["draws_read"] = drawn.measured, drawn.read
+        out.decided = record
+        return out
+
+    try:
+        record, stopped = judging.decide(look, params.draws, budget)
+    except BaseException as err:
+        partial = getattr(err, "partial_run", None)
+        if partial is not None:
+            for r in partial.results:
+                results[r.step.id] = (r, partial.params.draws)
+            err.partial_run = merged({"budget_s": budget, "looks": [],
+                                      "spent_s": time.perf_counter() - start},
+                                     "interrupted")
+        raise
+    finally:
+        context.draws = kept
+    if finished is not None:
+        for s in todo:
+            finished(*results[s.id])
+    return merged(record, stopped)
+
+
 def _progress(progress):
     """``progress`` as a callable: True, a bar on stderr (tqdm's auto bar, which draws in a
     notebook, where the progress extra is installed; else a line per finished step);
@@ -149,7 +233,8 @@ def _progress(progress):
 
 def verify(steps: str | list[str] | None = None, *, beta: object = 1.0, y: object = 1.0,
            sizes: object = None, draws: int = 8, seed: int = 0, remove_top: int = 3,
-           heads: int = 2, progress: object = True, context: Context | None = None) -> Run:
+           heads: int = 2, progress: object = True, context: Context | None = None,
+           budget: object = None, store: str | None = None) -> Run:
     """Run proof steps of the ledger at the given parameters and return their evidence.
 
     Parameters
@@ -171,6 +256,11 @@ def verify(steps: str | list[str] | None = None, *, beta: object = 1.0, y: objec
     context : attnge.context.Context, optional
         Where the draws run and are kept (default: the one in use, whose sweeps earlier
         runs at the same parameters share); ``Context()`` for a run that shares nothing.
+    budget : str or float, optional
+        Decide (``attnge verify --decide``, :func:`decide`): the time it may spend, as
+        ``"20m"`` or seconds; None (default): one run at ``draws``.
+    store : str, optional
+        With ``budget``: a folder that keeps every draw, so that a rerun resumes.
 
     Returns
     -------
@@ -187,4 +277,12 @@ def verify(steps: str | list[str] | None = None, *, beta: object = 1.0, y: objec
     chosen = ledger.select(ids)
     params = Params(beta=beta, y=y, sizes=DEFAULT_SIZES if sizes is None else tuple(sizes),
                     draws=draws, seed=seed, remove_top=remove_top, heads=heads)
-    return run(chosen, params, _progress(progress), context)
+    if budget is None:
+        if store is not None:
+            raise ValueError("store applies with a budget only")
+        return run(chosen, params, _progress(progress), context)
+    seconds = duration(budget, "budget")
+    if context is not None:
+        with running(context):
+            return decide(chosen, params, seconds, _progress(progress), store=store)
+    return decide(chosen, params, seconds, _progress(progress), store=store)

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 import mpmath as mp
 import sympy as sp
 
-from attnge.judging import INCONCLUSIVE, Verdict
+from attnge.judging import BEYOND_DRAWS, INCONCLUSIVE, Verdict
 from attnge.params import Params
 from attnge.theory import printing
 
@@ -56,6 +56,13 @@ class Table:
     @property
     def inconclusive(self) -> int:
         return sum(v == INCONCLUSIVE for v in self.verdicts)
+
+    @property
+    def draws_could_decide(self) -> bool:
+        """Whether an INCONCLUSIVE row is one that more draws could decide (its reason is
+        not one of ``judging.BEYOND_DRAWS``: its sizes, the precision, the quadrature)."""
+        return any(v == INCONCLUSIVE and not any(p in str(c) for c in row for p in BEYOND_DRAWS)
+                   for row, v in zip(self.rows, self.verdicts))
 
 
 @dataclass(frozen=True)

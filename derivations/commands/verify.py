@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING
 
-from attnge.commands.common import cluster, cluster_options
+from attnge.commands.common import cluster, cluster_options, decide_budget, decide_options
 from attnge.output import figures
 from attnge.output.files import check_files, check_output, emit, is_stream
 from attnge.output.progress import Progress
@@ -43,6 +43,9 @@ def add_arguments(v: argparse.ArgumentParser) -> None:
                    "to stderr)")
     v.add_argument("--report", default=None, metavar="DIR", help="write report.md (with a "
                    "log-log figure per step) and report.json to DIR (needs the plot extra)")
+    decide_options(v, "measured, or stored in --store", 17, " in all")
+    v.add_argument("--store", default=None, metavar="DIR", help="with --decide: keep every "
+                   "draw in DIR as it is measured, so that a rerun on DIR resumes")
     cluster_options(v)
 
 
@@ -57,6 +60,11 @@ def run(args: argparse.Namespace) -> int:
     if args.all and args.steps is not None:
         raise ValueError("all and steps exclude each other (--all runs every step)")
     steps = ledger.select(args.steps, every=args.all)
+    budget = decide_budget(args)
+    if args.store is not None:
+        if budget is None:
+            raise ValueError("store applies with --decide only")
+        check_output(args.store, "store", folder=True)
     if args.json is not None:
         check_output(args.json, "json", stream=True)
     if args.report is not None:
@@ -71,9 +79,16 @@ def run(args: argparse.Namespace) -> int:
     width = terminal.id_width(steps)
     try:
         with cluster(args, lambda: runner.validate(steps, params)):
-            done = runner.run(steps, params, progress=Progress("verify", args.quiet),
-                              finished=lambda r: emit(terminal.step_line(r, width) + "\n",
-                                                      stream))
+            if budget is None:
+                done = runner.run(steps, params, progress=Progress("verify", args.quiet),
+                                  finished=lambda r: emit(terminal.step_line(r, width) + "\n",
+                                                          stream))
+            else:
+                done = runner.decide(
+                    steps, params, budget, progress=Progress("verify", args.quiet),
+                    finished=lambda r, n: emit(f"{terminal.step_line(r, width)}  "
+                                               f"({n} draws)\n", stream),
+                    store=args.store)
             _write(done, args)
     except BaseException as err:
         partial = getattr(err, "partial_run", None)
@@ -83,6 +98,8 @@ def run(args: argparse.Namespace) -> int:
         emit(terminal.closing(partial, args.verbose), stream)
         raise
     emit(terminal.closing(done, args.verbose), stream)
+    if done.decided is not None:
+        emit(terminal.decided(done.decided), stream)
     sys.stderr.write(f"wall time {done.wall_s:.1f} s\n")
     return 0 if done.passed else 1
 

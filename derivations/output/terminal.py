@@ -138,6 +138,28 @@ def closing(run: Run, verbose: bool = False) -> str:
     return "\n" + "\n\n".join(blocks) + "\n"
 
 
+def decided(record: dict) -> str:
+    """What ``--decide`` spent: its looks (draws per size, the steps run, seconds), each
+    step's draws and verdict, and for the steps left undecided what would decide them."""
+    lines = [f"--decide: {len(record['looks'])} look(s) within a budget of "
+             f"{record['budget_s']:.0f} s, {record['spent_s']:.0f} s spent; every look judged at "
+             + ", ".join(f"{name} {z:.3g}" for name, z in record["z_per_look"].items())
+             + f"; {record['draws_measured']} draws measured, {record['draws_read']} read "
+             "from the store"]
+    for k, look in enumerate(record["looks"], start=1):
+        lines.append(f"  look {k}: {look['draws']} draws per size, {len(look['steps'])} "
+                     f"step(s), {look['seconds']:.0f} s")
+    open_ = [sid for sid, s in record["steps"].items() if s["verdict"] == INCONCLUSIVE]
+    for sid, s in record["steps"].items():
+        lines.append(f"  {sid}: {s['verdict']} at {s['draws']} draws per size")
+    if record["stopped"]:
+        lines.append(f"  {record['stopped']} ({', '.join(open_)} undecided)")
+    elif open_:
+        lines.append(f"  {', '.join(open_)}: more draws do not decide; the rows say which "
+                     "sizes would (-v), and what one draw there costs")
+    return "\n".join(lines) + "\n"
+
+
 def render(run: Run, verbose: bool = False) -> str:
     """The terminal's text of a run (see the module docstring): its step lines, then
     :func:`closing`."""

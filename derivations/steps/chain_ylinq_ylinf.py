@@ -16,7 +16,7 @@ from functools import lru_cache
 import numpy as np
 import sympy as sp
 
-from attnge import chain_values, ledger_draws
+from attnge import chain_values, judging, ledger_draws
 from attnge import evidence as ev
 from attnge import regimes as rg
 from attnge.numerics import spike_norm, stats
@@ -109,7 +109,7 @@ def operator_rows(table: Table, sw: ev.Sweep, limit: float, params: Params) -> N
     share = [v / a for v, a in zip(mean_shift, alone)]
     label = "||Y_lin_Q - Y_lin_f||, ell -> inf"
     rate = stats.fit_rate(sizes, mean_shift) if min(mean_shift) > 0 else None
-    if rate is not None and rate.slope > rate.width():
+    if rate is not None and rate.slope > rate.width(judging.at(judging.RATE_Z)):
         how = (f"the shift over the spike alone grows with ell: {fmt(mean_shift[-1], 3)} at "
                f"ell = {sizes[-1]}, slope {fmt(rate.slope, 3)} ± {fmt(rate.se, 2)}")
         table.add([label, pm(*ev.mean_se(full[-1])), fmt(limit, 8), "", how, ""], False)

@@ -172,8 +172,9 @@ def _entry_moments(ell: int, d: int, b: float, seed: int, draw: int) -> dict:
 
 def sampled_table(params: Params) -> Table:
     """Entries of sampled score matrices: E f(S)², E S f(S) vs exact finite-d_qk values."""
-    table = Table(f"Sampled entries vs exact finite-d_qk moments (pass: |z| ≤ {Z_MAX:g}; "
-                  "detectable: the relative error of the exact value the test detects); the "
+    table = Table("Sampled entries vs exact finite-d_qk moments (pass: |z| ≤ "
+                  f"{judging.at(Z_MAX):.3g}; detectable: the relative error of the exact value "
+                  "the test detects); the "
                   "limits are theta1 and beta",
                   ["moment", "ell", "d_qk", "measured ± se", "exact at d_qk", "limit",
                    "measured - limit", "z", "detectable"])

@@ -17,7 +17,7 @@ from attnge import evidence as ev
 from attnge import judging, ledger_draws, parallel
 from attnge import regimes as rg
 from attnge.exact_means import evaluate, untested
-from attnge.judging import INCONCLUSIVE
+from attnge.judging import INCONCLUSIVE, OUT_OF_REGIME
 from attnge.numerics import stats
 from attnge.numerics.reference import chi2_integral
 from attnge.numerics.sampling import draw_rng, normalizer, sample_scores
@@ -173,8 +173,9 @@ def _sample(params: Params) -> dict[int, dict]:
 
 def sampled_tables(params: Params) -> list[Table]:
     samples = _sample(params)
-    moments = Table(f"Sampled D_ii vs exact finite-size values (pass: |z| ≤ {Z_MAX:g}; "
-                    "detectable: the relative error of the exact value the test detects)",
+    moments = Table("Sampled D_ii vs exact finite-size values (pass: |z| ≤ "
+                    f"{judging.at(Z_MAX):.3g}; detectable: the relative error of the exact "
+                    "value the test detects)",
                     ["statistic", "ell", "d_qk", "measured ± se", "exact", "z", "detectable"])
     for key, (label, formula_name, p) in SAMPLED.items():
         formula = getattr(nz, formula_name)
@@ -218,7 +219,7 @@ def sampled_tables(params: Params) -> list[Table]:
                  rate.agrees(-0.5, z=4.0, floor=RATE_TOLERANCE))
     else:
         conc.add(["fitted slope", "", pm(rate.slope, rate.se), "predicted -1/2",
-                  f"not in its regime: {reg.why}; {reg.need_text}"], INCONCLUSIVE)
+                  f"{OUT_OF_REGIME}: {reg.why}; {reg.need_text}"], INCONCLUSIVE)
     return [moments, conc]
 
 

@@ -25,7 +25,7 @@ import sympy as sp
 from attnge import evidence as ev
 from attnge import judging, ledger_draws
 from attnge import regimes as rg
-from attnge.judging import INCONCLUSIVE
+from attnge.judging import INCONCLUSIVE, OUT_OF_REGIME
 from attnge.numerics import stats
 from attnge.numerics.outliers import expected_entries_above
 from attnge.params import Params
@@ -69,7 +69,7 @@ def regime(params: Params, sizes) -> rg.Regime:
 
 
 def _undecided(table: Table, ell, reg: rg.Regime, width: int) -> None:
-    table.add([ell, *[""] * (width - 2), f"not in its regime: {reg.why}; {reg.need_text}"],
+    table.add([ell, *[""] * (width - 2), f"{OUT_OF_REGIME}: {reg.why}; {reg.need_text}"],
               INCONCLUSIVE)
 
 
@@ -144,7 +144,7 @@ def _location_row(table: Table, ell, errors: list[float], example: str,
             table.values.append({"quantity": f"outlier location, mean relative error, {where}",
                                  "passed": INCONCLUSIVE, **rival.record(False)})
         return
-    detectable = max(judging.detectable(se, n - 1, 1.0, judging.VALUE_Z), LOCATION_TOL)
+    detectable = max(judging.detectable(se, n - 1, 1.0, judging.at(judging.VALUE_Z)), LOCATION_TOL)
     ok = abs(mean) <= detectable
     verdict, shown, extra = ok, f"{100 * detectable:.2g}%", {}
     if rival is not None:
@@ -166,7 +166,7 @@ def count_table(sw: ev.Sweep, params: Params, E: float) -> Table:
     reg = regime(params, sorted(sw))
     for (ell, draws), inside in zip(sorted(sw.items()), reg.inside):
         if not inside:
-            table.add(["count", ell, "", "", f"not in its regime: {reg.why}; {reg.need_text}",
+            table.add(["count", ell, "", "", f"{OUT_OF_REGIME}: {reg.why}; {reg.need_text}",
                        ""], INCONCLUSIVE)
             continue
         lam = level(ell, E)

@@ -1,0 +1,127 @@
+"""``attnge verify --decide``: the undecided steps' draws double, every draw kept, each look
+judged at the per-look thresholds; a rerun on its store resumes; wrong mathematics that one
+look cannot tell apart is FAILed once the budget buys the draws."""
+
+import json
+
+import pytest
+import sympy as sp
+
+from attnge import cli, context, judging, ledger, runner
+from attnge import regimes as rg
+from attnge.context import Context
+from attnge.params import Params
+from attnge.steps import limit_law
+from attnge.theory import exponential as ex
+from attnge.theory import outliers
+
+PARAMS = Params(sizes=(200, 400, 800), draws=2)
+STEPS = "not-marchenko-pastur,perron"
+
+
+def rows(result) -> list:
+    return [(t.title, t.rows, t.verdicts) for t in result.tables]
+
+
+@pytest.fixture(scope="module")
+def decided(tmp_path_factory):
+    """One decide run on a store of its own (not-MP needs 4 draws, Perron decides at 2)."""
+    store = tmp_path_factory.mktemp("store")
+    with context.running(Context()):
+        out = runner.decide(ledger.select(STEPS), PARAMS, 300.0, store=str(store))
+    return out, store
+
+
+def test_the_undecided_steps_get_twice_the_draws(decided):
+    out, _ = decided
+    record = out.decided
+    assert [look["draws"] for look in record["looks"]] == [2, 4]
+    assert [look["steps"] for look in record["looks"]] == [STEPS.split(","),
+                                                           ["not-marchenko-pastur"]]
+    assert record["steps"] == {"not-marchenko-pastur": {"draws": 4, "verdict": "PASS"},
+                               "perron": {"draws": 2, "verdict": "PASS"}}
+    assert record["stopped"] == "" and record["draws_read"] == 0
+    assert record["z_per_look"]["VALUE_Z"] == judging.sequential_z(judging.VALUE_Z)
+    assert [r.step.id for r in out.results] == STEPS.split(",")
+
+
+@pytest.mark.slow
+def test_a_look_gives_the_numbers_of_a_fresh_run_at_its_draws(decided):
+    """Keeping the draws of the looks before changes no number: the step's tables at 4 draws
+    are those of a run at 4 draws from nothing, at the same per-look thresholds."""
+    out, _ = decided
+    with context.running(Context()), judging.looking():
+        fresh = runner.run(ledger.select("not-marchenko-pastur"),
+                           Params(sizes=PARAMS.sizes, draws=4))
+    assert rows(out.results[0]) == rows(fresh.results[0])
+
+
+@pytest.mark.slow
+def test_a_rerun_on_the_store_measures_nothing_and_gives_the_same_tables(decided):
+    out, store = decided
+    with context.running(Context()):
+        again = runner.decide(ledger.select(STEPS), PARAMS, 300.0, store=str(store))
+    assert again.decided["draws_measured"] == 0 and again.decided["draws_read"] > 0
+    assert [rows(r) for r in again.results] == [rows(r) for r in out.results]
+
+
+def test_outside_a_decide_run_every_threshold_is_the_fixed_one():
+    for name in ("VALUE_Z", "RATE_Z", "Z_MAX"):
+        z = getattr(judging, name)
+        assert judging.at(z) == z
+        with judging.looking():
+            assert judging.at(z) == judging.sequential_z(z) > z
+    assert judging.at(judging.VALUE_Z) == judging.VALUE_Z
+
+
+def _clear():
+    for cached in (limit_law.routes, outliers.edge_point):
+        cached.cache_clear()
+    rg.cache_clear()
+
+
+@pytest.mark.slow
+def test_power_grows_with_the_budget(monkeypatch):
+    """θ₂ 20% low in the law (the gap yθ₂² 36% low): a budget that buys no second look
+    leaves not-MP INCONCLUSIVE; one that buys 8 draws per size FAILs it (the draws of the
+    third look include the first two's, so that one run shows both)."""
+    right = ex.theta2
+    monkeypatch.setattr(ex, "theta2", lambda: right() * sp.Rational(4, 5))
+    _clear()
+    try:
+        with context.running(Context()):
+            short = runner.decide(ledger.select("not-marchenko-pastur"), PARAMS, 1e-3)
+            long = runner.decide(ledger.select("not-marchenko-pastur"), PARAMS, 300.0)
+    finally:
+        monkeypatch.undo()
+        _clear()
+    assert short.decided["steps"]["not-marchenko-pastur"]["verdict"] == judging.INCONCLUSIVE
+    assert "next look, 4 draws per size" in short.decided["stopped"]
+    assert [look["verdict"] for look in long.decided["looks"]] == \
+        [judging.INCONCLUSIVE, judging.INCONCLUSIVE, "decided"]
+    assert long.decided["steps"]["not-marchenko-pastur"] == {"draws": 8, "verdict": "FAIL"}
+    assert not long.passed
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--budget", "1m"], "budget applies with --decide only"),
+    (["--store", "x"], "store applies with --decide only"),
+    (["--decide", "--budget", "soon"], "budget must be a positive time"),
+])
+def test_bad_decide_options_exit_2(argv, message, capsys):
+    assert cli.main(["verify", "--steps", "perron", *argv]) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_the_command_prints_each_steps_draws_and_writes_the_record(decided, tmp_path, capsys):
+    out = tmp_path / "v.json"
+    with context.running(Context()):       # its draws read from the fixture's store
+        assert cli.main(["--quiet", "verify", "--steps", STEPS, "--sizes", "200,400,800",
+                         "--draws", "2", "--decide", "--budget", "5m", "--json", str(out),
+                         "--store", str(decided[1])]) == 0
+    text = capsys.readouterr().out
+    assert "(2 draws)" in text and "(4 draws)" in text
+    assert "--decide: 2 look(s)" in text and "not-marchenko-pastur: PASS at 4 draws" in text
+    record = json.loads(out.read_text())["provenance"]["decide"]
+    assert record["steps"]["not-marchenko-pastur"]["draws"] == 4
+    assert record["draws_measured"] == 0
