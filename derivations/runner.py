@@ -84,7 +84,10 @@ class Run:
 
     @property
     def not_run(self) -> list[str]:
-        """The planned steps without a result (an interrupted run)."""
+        """The planned steps without a result (an interrupted run), or, for an interrupted
+        ``decide`` run, those a look was still measuring."""
+        if self.decided is not None and "interrupted_while" in self.decided:
+            return self.decided["interrupted_while"]
         return [] if self.planned is None else self.planned[len(self.results):]
 
     def provenance(self) -> dict:
@@ -210,7 +213,8 @@ def decide(steps: list[Step], params: Params, budget: float, progress=None,
             for r in partial.results:
                 results[r.step.id] = (r, partial.params.draws)
             err.partial_run = merged({"budget_s": budget, "looks": [],
-                                      "spent_s": time.perf_counter() - start},
+                                      "spent_s": time.perf_counter() - start,
+                                      "interrupted_while": [s.id for s in todo]},
                                      "interrupted")
         raise
     finally:

@@ -125,3 +125,22 @@ def test_the_command_prints_each_steps_draws_and_writes_the_record(decided, tmp_
     record = json.loads(out.read_text())["provenance"]["decide"]
     assert record["steps"]["not-marchenko-pastur"]["draws"] == 4
     assert record["draws_measured"] == 0
+
+
+def test_an_interrupted_look_leaves_the_decided_steps_and_names_the_others(decided):
+    """Ctrl-C in the second look: Perron (decided in the first) and not-MP's first look are
+    on the exception, the run marked incomplete, not-MP named as interrupted."""
+    calls = []
+
+    def progress(i, n, step_id):
+        calls.append(step_id)
+        if len(calls) > 3:                       # the first look: 2 steps and the end
+            raise KeyboardInterrupt
+
+    with context.running(Context()), pytest.raises(KeyboardInterrupt) as caught:
+        runner.decide(ledger.select(STEPS), PARAMS, 300.0, progress, store=str(decided[1]))
+    partial = caught.value.partial_run
+    assert not partial.complete and partial.not_run == ["not-marchenko-pastur"]
+    assert [r.step.id for r in partial.results] == STEPS.split(",")
+    assert partial.decided["steps"]["perron"] == {"draws": 2, "verdict": "PASS"}
+    assert partial.provenance()["interrupted_before"] == ["not-marchenko-pastur"]
