@@ -8,6 +8,7 @@ write them before it exits.
 
 from __future__ import annotations
 
+import math
 import sys
 import time
 from collections.abc import Callable
@@ -151,6 +152,20 @@ def _run(steps: list[Step], params: Params, progress, finished, out: Run) -> Non
         progress(len(steps), len(steps), "")
 
 
+NARROWING = 0.85
+"""``decide`` grows a step's draws only while each doubling narrows its widest undecided value
+row to at most this share of the look before (1/√2 ≈ 0.71 where the draws are its error)."""
+
+
+def _open_width(result: StepResult) -> float:
+    """The widest ``detectable`` among the step's undecided (INCONCLUSIVE) value rows (inf
+    where none states one: nothing to compare, the draws keep growing)."""
+    found = [v["detectable"] for t in result.tables for v in t.values
+             if v.get("passed") == INCONCLUSIVE and isinstance(v.get("detectable"), float)
+             and math.isfinite(v["detectable"])]
+    return max(found, default=math.inf)
+
+
 def decide(steps: list[Step], params: Params, budget: float, progress=None,
            finished: Callable[[StepResult, int], None] | None = None,
            store: str | None = None) -> Run:
@@ -159,7 +174,9 @@ def decide(steps: list[Step], params: Params, budget: float, progress=None,
     run those steps again with twice the draws per size, every draw already measured kept
     (a ``draw_store.DrawStore`` in the run context; ``store``: a folder that also keeps them
     across runs, so that a rerun resumes), within ``budget`` seconds and at most
-    ``judging.LOOKS_MAX`` looks (``judging.decide``). Every look, the first included, is
+    ``judging.LOOKS_MAX`` looks (``judging.decide``), and only while each doubling narrows the
+    step's undecided rows (to at most ``NARROWING`` of their width; a row whose error is a
+    fit's form, not its draws, is left to larger sizes). Every look, the first included, is
     judged at the per-look thresholds (``judging.looking``), so that all looks together
     reject a true prediction no more often than one run at the fixed size does.
 
@@ -175,6 +192,8 @@ def decide(steps: list[Step], params: Params, budget: float, progress=None,
     results: dict[str, tuple[StepResult, int]] = {}
     todo = list(steps)
     looks: list[list[str]] = []
+    widths: dict[str, float] = {}          # a step's widest undecided value row, last look
+    stalled: dict[str, str] = {}           # steps that more draws did not narrow, and why
     start = time.perf_counter()
 
     def look(draws: int, _z: float) -> tuple[str, bool]:
@@ -184,7 +203,14 @@ def decide(steps: list[Step], params: Params, budget: float, progress=None,
             part = run(todo, replace(params, draws=draws), progress)
         for r in part.results:
             results[r.step.id] = (r, draws)
-        todo = [s for s in todo if results[s.id][0].draws_could_decide]
+            width = _open_width(r)
+            if math.isfinite(width) and width > NARROWING * widths.get(r.step.id, math.inf):
+                stalled[r.step.id] = (f"twice the draws narrowed its undecided rows from "
+                                      f"{widths[r.step.id]:.3g} to {width:.3g} (relative): "
+                                      "their error is not the draws'; larger sizes would decide")
+            widths[r.step.id] = width
+        todo = [s for s in todo if results[s.id][0].draws_could_decide
+                and s.id not in stalled]
         if finished is not None:
             for r in part.results:
                 if r.step not in todo:
@@ -196,7 +222,8 @@ def decide(steps: list[Step], params: Params, budget: float, progress=None,
                   time.perf_counter() - start, [s.id for s in steps])
         for entry, ids in zip(record["looks"], looks):
             entry["steps"] = ids
-        record["steps"] = {s.id: {"draws": results[s.id][1], "verdict": results[s.id][0].verdict}
+        record["steps"] = {s.id: {"draws": results[s.id][1], "verdict": results[s.id][0].verdict,
+                                  **({"stalled": stalled[s.id]} if s.id in stalled else {})}
                            for s in steps if s.id in results}
         record["stopped"] = stopped
         record["z_per_look"] = {name: judging.at_looks(getattr(judging, name))

@@ -149,9 +149,11 @@ def decided(record: dict) -> str:
     for k, look in enumerate(record["looks"], start=1):
         lines.append(f"  look {k}: {look['draws']} draws per size, {len(look['steps'])} "
                      f"step(s), {look['seconds']:.0f} s")
-    open_ = [sid for sid, s in record["steps"].items() if s["verdict"] == INCONCLUSIVE]
+    open_ = [sid for sid, s in record["steps"].items()
+             if s["verdict"] == INCONCLUSIVE and "stalled" not in s]
     for sid, s in record["steps"].items():
-        lines.append(f"  {sid}: {s['verdict']} at {s['draws']} draws per size")
+        lines.append(f"  {sid}: {s['verdict']} at {s['draws']} draws per size"
+                     + (f"; {s['stalled']}" if "stalled" in s else ""))
     if record["stopped"]:
         lines.append(f"  {record['stopped']} ({', '.join(open_)} undecided)")
     elif open_:

@@ -144,3 +144,31 @@ def test_an_interrupted_look_leaves_the_decided_steps_and_names_the_others(decid
     assert [r.step.id for r in partial.results] == STEPS.split(",")
     assert partial.decided["steps"]["perron"] == {"draws": 2, "verdict": "PASS"}
     assert partial.provenance()["interrupted_before"] == ["not-marchenko-pastur"]
+
+
+def _fake_step(width_of_draws):
+    """A step whose one value row agrees but cannot rule out its rival, with an se that
+    ``width_of_draws(draws)`` gives."""
+    from attnge import evidence as ev
+    from attnge.step import Step
+
+    def check(params):
+        table = ev.value_table("fake")
+        ev.value_row(table, "m", ev.Estimate(1.0, width_of_draws(params.draws), float("inf")),
+                     1.0, "fake", rival=judging.Rival(0.9, "the rival"))
+        return [table]
+
+    return Step(id="fake", title="fake", claim="", latex=lambda: "", derive=lambda p: {},
+                check=check, method="", failure="")
+
+
+@pytest.mark.parametrize("se, looks, stalled", [
+    (lambda n: 0.02 / n ** 0.5, 3, False),        # se ∝ 1/√draws: grown until it decides
+    (lambda n: 0.02, 2, True),                    # se that draws do not narrow: stops
+])
+def test_draws_grow_only_while_they_narrow_the_undecided_rows(se, looks, stalled):
+    out = runner.decide([_fake_step(se)], Params(sizes=(200, 400, 800), draws=1), 60.0)
+    record = out.decided
+    assert len(record["looks"]) == looks
+    assert ("stalled" in record["steps"]["fake"]) is stalled
+    assert record["steps"]["fake"]["verdict"] == (judging.INCONCLUSIVE if stalled else "PASS")
