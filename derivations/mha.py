@@ -50,6 +50,7 @@ from attnge.numerics.multi_head import (
     relative_w1,
     require_output_memory,
 )
+from attnge.run_config import VARIANTS
 from attnge.theory import multi_head as mh
 from attnge.theory import weight_laws as wl
 from attnge.theory.exponential import thetas
@@ -285,7 +286,7 @@ class Result:
 def validate(shape: Shape, draws: int) -> int:
     """The checked draws (≥ 2, for a standard error); the memory of the draws that run at
     once, before any is sampled."""
-    draws = integer(draws, "draws", 2)
+    draws = VARIANTS.draws(draws)
     require_output_memory(shape, parallel.concurrent_draws(), name="n", rivals=True)
     return draws
 

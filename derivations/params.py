@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from attnge.run_config import VERIFY, configure
 from attnge.theory import inputs
 from attnge.theory.inputs import integer
 
@@ -21,7 +22,9 @@ def parse_sizes(text: str, name: str = "sizes") -> tuple[int, ...]:
 
 @dataclass(frozen=True)
 class Params:
-    """β, y = ℓ/d_qk, the sizes ℓ, the number of draws per size and the seed."""
+    """β, y = ℓ/d_qk, the sizes ℓ, the number of draws per size and the seed (the run
+    configuration of ``run_config``, its ``VERIFY`` domains), the top values left out of
+    the bulk and the heads of the multi-head steps."""
 
     beta: float = 1.0
     y: float = 1.0
@@ -32,26 +35,13 @@ class Params:
     heads: int = 2          # h of the multi-head steps (their sizes: n = ell // h)
 
     def __post_init__(self) -> None:
-        beta = inputs.beta(self.beta)
-        y = inputs.ratio(self.y)
-        sizes = tuple(integer(s, "sizes (each ell)", 2) for s in self.sizes)
-        if len(sizes) < 3:
-            raise ValueError(f"sizes must hold at least 3 values to fit a rate (got {len(sizes)})")
-        if any(b <= a for a, b in zip(sizes, sizes[1:])):
-            raise ValueError(f"sizes must be strictly increasing (got {list(sizes)})")
-        object.__setattr__(self, "beta", beta)
-        object.__setattr__(self, "y", y)
-        object.__setattr__(self, "sizes", sizes)
-        object.__setattr__(self, "draws", integer(self.draws, "draws", 1))
-        object.__setattr__(self, "seed", integer(self.seed, "seed", 0))
+        configure(self, VERIFY)             # beta, y, sizes, draws, seed: run_config
         r = integer(self.remove_top, "remove_top", 0)
-        if r >= sizes[0] - 1:
-            raise ValueError(f"remove_top must be an integer from 0 to {sizes[0] - 2} "
+        if r >= self.sizes[0] - 1:
+            raise ValueError(f"remove_top must be an integer from 0 to {self.sizes[0] - 2} "
                              f"(below the smallest ell) (got {r})")
         object.__setattr__(self, "remove_top", r)
         object.__setattr__(self, "heads", integer(self.heads, "heads", 1, HEADS_MAX))
-        for ell in sizes:
-            self.d_qk(ell)
 
     def d_qk(self, ell: int) -> int:
         """d_qk = round(ℓ/y), at least 1."""

@@ -51,9 +51,9 @@ from attnge.numerics.measure import require_memory
 from attnge.numerics.sampling import draw_rng
 from attnge.numerics.variants import sample_variant
 from attnge.output.files import locked, write_atomic
+from attnge.run_config import VARIANTS, configure
 from attnge.step import Table, fmt, pm
 from attnge.theory import inputs
-from attnge.theory.inputs import integer
 from attnge.theory.symbols import x
 from attnge.theory.variants import (
     Prediction,
@@ -110,16 +110,8 @@ class Run:
     thetas: tuple[float, float] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "beta", inputs.beta(self.beta))
-        object.__setattr__(self, "y", inputs.ratio(self.y))
-        sizes = tuple(integer(s, "sizes (each ell)", 8) for s in self.sizes)
-        if len(sizes) < 3 or any(b <= a for a, b in zip(sizes, sizes[1:])):
-            raise ValueError(f"sizes must hold at least 3 increasing values (got {list(sizes)})")
-        object.__setattr__(self, "sizes", sizes)
-        object.__setattr__(self, "draws", integer(self.draws, "draws", 2))
-        object.__setattr__(self, "seed", integer(self.seed, "seed", 0))
-        for ell in sizes:
-            inputs.d_qk(ell, self.y)
+        configure(self, VARIANTS)           # beta, y, sizes, draws, seed: run_config
+        sizes = self.sizes
         repeats = self.variant.value if self.variant.inputs == "repeated" else None
         if repeats is not None and sizes[0] < 4 * repeats:
             raise ValueError(f"sizes must be at least 4 repeats = {4 * int(repeats)} with "

@@ -10,7 +10,7 @@ import sys
 import time
 from pathlib import Path
 
-from attnge import judging
+from attnge import judging, run_config
 from attnge.commands.common import (
     cluster,
     cluster_options,
@@ -22,7 +22,6 @@ from attnge.commands.spectrum import figure_path
 from attnge.output import figures
 from attnge.output.files import check_files, check_output, emit, write_atomic
 from attnge.output.progress import Progress
-from attnge.theory.inputs import integer
 
 NAME = "mha"
 HELP = "a softmax attention layer against its Gaussian model on the same weights, at a real " \
@@ -83,8 +82,8 @@ def run(args: argparse.Namespace) -> int:
     shapes = [mha.layer_shape(name, args.n, args.d, args.heads, args.kv_heads, args.dk,
                               args.dv, args.dout, args.sharing) for name in presets]
     betas = [mha.initial_beta(name, args.beta) for name in presets]
-    seed = integer(args.seed, "seed", 0)
-    n_draws = integer(args.draws, "draws", 2)
+    seed = run_config.seed(args.seed)
+    n_draws = run_config.VARIANTS.draws(args.draws)
     budget = decide_budget(args)
     out = None
     if args.json is not None:

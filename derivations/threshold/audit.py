@@ -24,9 +24,9 @@ from attnge.judging import INCONCLUSIVE
 from attnge.numerics.measure import require_memory
 from attnge.output.files import append_line, atomic, locked, write_atomic
 from attnge.provenance import provenance
+from attnge.run_config import THRESHOLD, configure
 from attnge.step import Table
-from attnge.theory import inputs
-from attnge.theory.inputs import integer, number
+from attnge.theory.inputs import number
 from attnge.threshold.fit import DECISIVE, Quantity
 from attnge.threshold.modes import Mode, mode_named
 
@@ -56,15 +56,8 @@ class Sweep:
                 f"{mode.variable} in ({low:g}, {high:.4g}]"
             raise ValueError(f"grid must hold at least 2 increasing values of {what} "
                              f"(got {list(self.grid)})")
-        sizes = tuple(integer(s, "sizes (each ell)", 4) for s in self.sizes)
-        if len(sizes) < 3 or any(b <= a for a, b in zip(sizes, sizes[1:])):
-            raise ValueError(f"sizes must hold at least 3 increasing values (got {list(sizes)})")
         object.__setattr__(self, "grid", grid)
-        object.__setattr__(self, "sizes", sizes)
-        object.__setattr__(self, "draws", integer(self.draws, "draws", 1))
-        object.__setattr__(self, "seed", integer(self.seed, "seed", 0))
-        object.__setattr__(self, "beta", inputs.beta(self.beta))
-        object.__setattr__(self, "y", inputs.ratio(self.y))
+        configure(self, THRESHOLD)          # beta, y, sizes, draws, seed: run_config
         mode.check(self)
         self.validate_memory()
 
