@@ -148,6 +148,22 @@ def draw_cost(ell: int) -> str:
             "of one core (2-core machine of docs/bench)")
 
 
+def sizes_that_decide(beta: float, y: float, sizes: Sequence[int]) -> tuple[int, ...]:
+    """The sizes a run needs for its fits to ℓ → ∞ (``out_of_reach``'s regime): (ℓ, 2ℓ, 4ℓ)
+    from the smallest ℓ inside it; () where three of ``sizes`` already are, or where no size
+    is known to be."""
+    regime = both(mass(beta, y, sizes), width(beta, y, sizes))
+    if regime.first() is not None or regime.need is None:
+        return ()
+    return (regime.need, 2 * regime.need, 4 * regime.need)
+
+
+def look_seconds(sizes: Sequence[int], draws: int) -> float:
+    """One core's seconds for ``draws`` chain draws at each of ``sizes``, at least
+    (``DRAW_SECONDS`` (ℓ/2000)³ a draw; the law draws come on top)."""
+    return float(draws * sum(DRAW_SECONDS * (ell / 2000) ** 3 for ell in sizes))
+
+
 def both(*regimes: Regime) -> Regime:
     """Sizes inside every regime; the reasons of those that exclude some, and the largest of
     their needs."""

@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
-from attnge import judging, ledger, parallel
+from attnge import judging, ledger, parallel, regimes
 from attnge.context import Context, current, running
 from attnge.draw_store import DrawStore
 from attnge.judging import INCONCLUSIVE
@@ -183,8 +183,10 @@ def decide(steps: list[Step], params: Params, budget: float, progress=None,
     A step keeps the result of the look that decided it (PASS, FAIL, or INCONCLUSIVE where
     only larger sizes could decide); ``finished(result, draws)`` is called as each is
     decided, and for the others once the looks end. The returned run's ``decided`` records
-    the looks, each step's draws per size and verdict, the time spent and what stopped the
-    looks short of a decision.
+    the looks, each step's draws per size and verdict, the time spent, what stopped the
+    looks short of a decision and, where the run's sizes are outside the fits' regime
+    (``regimes.sizes_that_decide``), the sizes that would decide and one core's seconds for
+    a look there (``regimes.look_seconds``, at least).
     """
     context = current()
     kept, context.draws = context.draws, DrawStore(store)
@@ -229,6 +231,12 @@ def decide(steps: list[Step], params: Params, budget: float, progress=None,
         record["z_per_look"] = {name: judging.at_looks(getattr(judging, name))
                                 for name in ("VALUE_Z", "RATE_Z", "Z_MAX")}
         record["draws_measured"], record["draws_read"] = drawn.measured, drawn.read
+        undecided = [sid for sid, s in record["steps"].items() if s["verdict"] == INCONCLUSIVE]
+        larger = regimes.sizes_that_decide(params.beta, params.y, params.sizes)
+        if undecided and larger:
+            record["sizes_needed"] = {
+                "steps": undecided, "sizes": list(larger), "draws": params.draws,
+                "core_seconds": regimes.look_seconds(larger, params.draws)}
         out.decided = record
         return out
 

@@ -10,6 +10,7 @@ catch) and its seconds.
 from __future__ import annotations
 
 import math
+import os
 import re
 
 from pylatexenc.latex2text import LatexNodes2Text
@@ -138,6 +139,11 @@ def closing(run: Run, verbose: bool = False) -> str:
     return "\n" + "\n\n".join(blocks) + "\n"
 
 
+def _hours(seconds: float) -> str:
+    return (f"{seconds / 3600:.3g} h" if seconds >= 3600 else f"{seconds / 60:.3g} min"
+            if seconds >= 60 else f"{seconds:.2g} s")
+
+
 def decided(record: dict) -> str:
     """What ``--decide`` spent: its looks (draws per size, the steps run, seconds), each
     step's draws and verdict, and for the steps left undecided what would decide them."""
@@ -154,6 +160,16 @@ def decided(record: dict) -> str:
     for sid, s in record["steps"].items():
         lines.append(f"  {sid}: {s['verdict']} at {s['draws']} draws per size"
                      + (f"; {s['stalled']}" if "stalled" in s else ""))
+    if "sizes_needed" in record:
+        need = record["sizes_needed"]
+        cores = os.cpu_count() or 1
+        lines.append(
+            f"  {', '.join(need['steps'])}: these sizes are outside the fits' regime; ell = "
+            f"{', '.join(map(str, need['sizes']))} (--sizes) would put three inside it, and a "
+            f"look there at {need['draws']} draws per size takes at least "
+            f"{_hours(need['core_seconds'])} of one core: "
+            f"{_hours(need['core_seconds'] / cores)} on this machine's {cores} cores, "
+            f"{_hours(need['core_seconds'] / 16)} on 16 Dask workers (--scheduler)")
     if record["stopped"]:
         lines.append(f"  {record['stopped']} ({', '.join(open_)} undecided)")
     elif open_:

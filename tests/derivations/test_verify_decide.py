@@ -172,3 +172,16 @@ def test_draws_grow_only_while_they_narrow_the_undecided_rows(se, looks, stalled
     assert len(record["looks"]) == looks
     assert ("stalled" in record["steps"]["fake"]) is stalled
     assert record["steps"]["fake"]["verdict"] == (judging.INCONCLUSIVE if stalled else "PASS")
+
+
+def test_a_run_outside_the_fits_regime_states_the_sizes_and_their_price():
+    """β = 1.5 at ℓ ≤ 800: the record names ℓ = 1600, 3200, 6400 (the exact mass's regime,
+    ``regimes.sizes_that_decide``) and one core's seconds for a look there, the chain draws'
+    ℓ³ cost; at β = 1 the sizes are inside and nothing is stated."""
+    params = Params(beta=1.5, sizes=(200, 400, 800), draws=2)
+    out = runner.decide([_fake_step(lambda n: 0.02)], params, 60.0)
+    need = out.decided["sizes_needed"]
+    assert need["sizes"] == [1600, 3200, 6400] and need["steps"] == ["fake"]
+    assert need["core_seconds"] == pytest.approx(2 * 9.8 * (0.8**3 + 1.6**3 + 3.2**3))
+    inside = runner.decide([_fake_step(lambda n: 0.02)], PARAMS, 60.0)
+    assert "sizes_needed" not in inside.decided
