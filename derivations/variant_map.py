@@ -13,12 +13,13 @@ from __future__ import annotations
 
 import math
 import re
+import time
 from pathlib import Path
 
 import numpy as np
 import sympy as sp
 
-from attnge import mha
+from attnge import judging, mha
 from attnge import variants as va
 from attnge.judging import DECAY_Z, RIVAL_SHARE
 from attnge.numerics.initialisation import sampled_beta
@@ -62,6 +63,26 @@ def grid(sizes: tuple[int, ...] | None = None, draws: object = None, seed: objec
             for v in VARIANTS for b in BETAS for y in YS]
     points = sorted({(b, y) for _, b, y in preset_points()})
     return runs + [va.Run(Variant(), b, y, sizes or SIZES, draws, seed) for b, y in points]
+
+
+def judge(runs: list[va.Run], done: dict, folder: Path, budget: float | None = None,
+          progress=None, warn=None) -> list[va.Judgement]:
+    """Every run's verdict from the draws in ``done``; with ``budget`` (seconds,
+    ``attnge variants --map --decide``) every run is judged at the per-look z of
+    ``judging.LOOKS_MAX`` looks, and those INCONCLUSIVE for want of draws are grown in grid
+    order (``variants.decide``, each on the store in ``folder``) while the budget lasts: each
+    run's looks, its first included, are then at most ``LOOKS_MAX`` at that z, as for one
+    variant (docs/math.md §14)."""
+    if budget is None:
+        return [va.judge(run, done) for run in runs]
+    z = judging.sequential_z(DECAY_Z)
+    out = [va.judge(run, done, z) for run in runs]
+    start = time.perf_counter()
+    for i, (run, judged) in enumerate(zip(runs, out)):
+        left = budget - (time.perf_counter() - start)
+        if judged.verdict == judging.INCONCLUSIVE and left > 0:
+            out[i] = va.decide(run, folder, left, progress, warn)
+    return out
 
 
 def initialisation_table(draws: int = 8, seed: int = 0) -> str:

@@ -129,9 +129,7 @@ def run(args: argparse.Namespace) -> int:
 
     budget = decide_budget(args)
     if args.map:
-        if args.decide:
-            raise ValueError("decide applies to one variant, not to --map")
-        return _run_map(args)
+        return _run_map(args, budget)
     if args.report is not None:
         raise ValueError("report applies with --map only (one variant: --json, --out)")
     variant = _variant(args)
@@ -161,7 +159,7 @@ def run(args: argparse.Namespace) -> int:
     return 1 if judgement.failed else 0
 
 
-def _run_map(args: argparse.Namespace) -> int:
+def _run_map(args: argparse.Namespace, budget: float | None) -> int:
     from attnge import variant_map
     from attnge import variants as va
 
@@ -179,9 +177,10 @@ def _run_map(args: argparse.Namespace) -> int:
     start = time.perf_counter()
     out = Path(args.report)
     with cluster(args, lambda: grid[0].validate_memory()):
-        done = va.collect(grid, out, draws(Progress("variants --map", args.quiet)),
-                          warn=lambda text: sys.stderr.write(f"attnge: warning: {text}\n"))
-        judgements = [va.judge(job, done) for job in grid]
+        progress = draws(Progress("variants --map", args.quiet))
+        warn = lambda text: sys.stderr.write(f"attnge: warning: {text}\n")  # noqa: E731
+        done = va.collect(grid, out, progress, warn=warn)
+        judgements = variant_map.judge(grid, done, out, budget, progress, warn)
         variant_map.write(judgements, out, "attnge " + shlex.join(args.argv),
                           time.perf_counter() - start)
     emit(variant_map.summary(judgements))

@@ -290,7 +290,22 @@ def test_decide_buys_the_power_to_reject_a_wrong_prediction(monkeypatch):
 
 def test_decide_options_are_checked(capsys):
     for argv, name in ((["--budget", "5m"], "budget applies with --decide only"),
-                       (["--decide", "--map"], "decide applies to one variant"),
+                       (["--decide", "--map"], "report is needed with --map"),
                        (["--decide", "--budget", "soon"], "budget must be")):
         assert main(["--quiet", "variants", *argv]) == 2
         assert name in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_the_map_decides_its_inconclusive_runs_within_the_budget(tmp_path, monkeypatch, capsys):
+    """``--map --decide``: a one-run grid (softmax at β = ½ from 2 draws, INCONCLUSIVE as
+    measured) is grown on the map's store until it decides; without --decide it stays."""
+    from attnge import variant_map
+
+    monkeypatch.setattr(variant_map, "grid", lambda sizes=None, draws=None, seed=0: [
+        va.Run(Variant(), 0.5, 1, (200, 400, 800), 2)])
+    assert main(["--quiet", "variants", "--map", "--report", str(tmp_path)]) == 0
+    assert "1 INCONCLUSIVE" in capsys.readouterr().out
+    assert main(["--quiet", "variants", "--map", "--decide", "--budget", "3m",
+                 "--report", str(tmp_path)]) == 0
+    assert f"1 {judging.HOLDS}" in capsys.readouterr().out
