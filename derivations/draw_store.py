@@ -52,8 +52,11 @@ class DrawStore:
     @staticmethod
     def key(fn: Callable, args: tuple) -> str:
         """The draw's name: version, function and arguments (their ``repr``: a float's is
-        exact)."""
-        return f"{__version__}|{fn.__module__}.{fn.__qualname__}{tuple(args)!r}"
+        exact), and for a bound method its object's ``repr`` (a threshold ``Sweep``'s
+        ``measure`` reads the sweep's fields besides its arguments)."""
+        bound = getattr(fn, "__self__", None)
+        owner = "" if bound is None else f"{bound!r}."
+        return f"{__version__}|{fn.__module__}.{owner}{fn.__qualname__}{tuple(args)!r}"
 
     def _path(self, key: str) -> Path:
         return self.folder / f"{hashlib.sha256(key.encode()).hexdigest()[:32]}.pickle"

@@ -7,7 +7,13 @@ import sys
 import time
 from pathlib import Path
 
-from attnge.commands.common import cluster, cluster_options, draws
+from attnge.commands.common import (
+    cluster,
+    cluster_options,
+    decide_budget,
+    decide_options,
+    draws,
+)
 from attnge.output import figures
 from attnge.output.files import check_files, emit, write_atomic
 from attnge.output.progress import Progress
@@ -66,6 +72,7 @@ def add_arguments(h: argparse.ArgumentParser) -> None:
     h.add_argument("--out", default=None, metavar="DIR", help="keep the sweep in "
                    "DIR/threshold-MODE.jsonl (a rerun resumes it) and write the table "
                    "(.md) and the figure (.png) there")
+    decide_options(h, "measured or stored in --out", 6)
     cluster_options(h)
 
 
@@ -76,6 +83,7 @@ def run(args: argparse.Namespace) -> int:
     from attnge.threshold.modes import MODES, mode_named
 
     mode = mode_named(args.mode)
+    budget = decide_budget(args)
     config = dict(mode.full if args.full else mode.quick)
     if args.grid is not None:
         config["grid"] = tuple(float(v) for v in parse_list(args.grid, "grid"))
@@ -105,12 +113,22 @@ def run(args: argparse.Namespace) -> int:
         run_id = audit.begin_run(sweep, args.out, stored, workers=args.workers,
                                  scheduler=args.scheduler)
     with cluster(args, sweep.validate_memory):
-        done = audit.run(sweep, args.out, draws(Progress("threshold", args.quiet)),
-                         warn=lambda text: sys.stderr.write(f"attnge: warning: {text}\n"))
-        found = audit.quantities(sweep, done)
-        tabs = audit.tables(sweep, found)
+        progress = draws(Progress("threshold", args.quiet))
+        warn = lambda text: sys.stderr.write(f"attnge: warning: {text}\n")  # noqa: E731
+        looks = ""
+        if budget is None:
+            done = audit.run(sweep, args.out, progress, warn=warn)
+            found = audit.quantities(sweep, done)
+            tabs = audit.tables(sweep, found)
+        else:
+            sweep, found, tabs, record, stopped = audit.decide(sweep, args.out, budget,
+                                                               progress, warn)
+            looks = ("\n--decide: " + "; ".join(
+                f"{look['draws']} draws per point {look['verdict']} ({look['seconds']:.0f} s)"
+                for look in record["looks"]) + ", each look at the per-look z "
+                "(docs/math.md section 6)" + (f"; {stopped}" if stopped else "") + "\n")
         text = "\n\n".join(markdown_table(t) for t in tabs) + \
-            f"\n\nattnge threshold --mode {mode.name}: {audit.counts(tabs)}\n"
+            f"\n\nattnge threshold --mode {mode.name}: {audit.counts(tabs)}\n" + looks
         if args.out is not None:
             out = Path(args.out)
             write_atomic(out / f"threshold-{mode.name}.md", text)

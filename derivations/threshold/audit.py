@@ -14,12 +14,12 @@ import math
 import os
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
 
-from attnge import parallel
+from attnge import judging, parallel
 from attnge.judging import INCONCLUSIVE
 from attnge.numerics.measure import require_memory
 from attnge.output.files import append_line, atomic, locked, write_atomic
@@ -249,14 +249,16 @@ def earlier_runs(path: Path) -> list[dict]:
 
 def run(sweep: Sweep, folder: str | Path | None,
         progress: Callable[[int, int], None] | None = None,
-        warn: Callable[[str], None] | None = None) -> dict[str, dict[str, float]]:
-    """Measure every missing draw of the sweep (appending each to the store) and return all.
+        warn: Callable[[str], None] | None = None,
+        known: dict[str, dict[str, float]] | None = None) -> dict[str, dict[str, float]]:
+    """Measure every missing draw of the sweep (appending each to the store; without one,
+    those in ``known`` are not measured again) and return all.
 
     Damaged lines of the store (``load``) are set aside in ``<store>.rejected``, each named
     to ``warn`` with its file and line number, and their draws are measured again.
     """
     path = None if folder is None else store_path(folder, sweep.mode)
-    done: dict[str, dict[str, float]] = {}
+    done: dict[str, dict[str, float]] = dict(known or {})
     if path is not None:
         with locked(path):
             store = load(path, sweep.mode)
@@ -299,6 +301,39 @@ def keep(path: Path, mode: Mode, key: str, result: dict[str, float],
         warn(f"{path}: another run stored {key!r} with another result; the stored one is "
              "used")
     return stored_result
+
+
+def decide(sweep: Sweep, folder: str | Path | None, budget: float,
+           progress: Callable[[int, int], None] | None = None,
+           warn: Callable[[str], None] | None = None
+           ) -> tuple[Sweep, list[Quantity], list[Table], dict, str]:
+    """``attnge threshold --decide``: judge the sweep at the per-look thresholds
+    (``judging.looking``: a crossing's and a sign's z 2 → 2.67, a reading's 3 → 3.51, a
+    mean's and a slope's 4 → 4.41) and, while a judged row is INCONCLUSIVE for want of
+    draws (it names the draws per point that would decide it; a row that needs another grid
+    or larger sizes is not grown), double the draws per point, those measured or stored
+    kept, within ``budget`` seconds (``judging.decide``). Returns the last look's sweep,
+    quantities and tables, the record of the looks and what stopped them."""
+    done: dict[str, dict[str, float]] = {}
+    last: list = []
+
+    def look(draws: int, _z: float) -> tuple[str, bool]:
+        nonlocal done
+        grown = replace(sweep, draws=draws)
+        with judging.looking():
+            done = run(grown, folder, progress, warn, done)
+            found = quantities(grown, done)
+            tabs = tables(grown, found)
+        last[:] = [grown, found, tabs]
+        verdicts = [v for t in tabs for v in t.verdicts if v is not None]
+        if False in verdicts:
+            return "FAIL", False
+        more = any(v == INCONCLUSIVE and "draws per point" in str(row[-1])
+                   for t in tabs for row, v in zip(t.rows, t.verdicts))
+        return (INCONCLUSIVE if INCONCLUSIVE in verdicts else "PASS"), more
+
+    record, stopped = judging.decide(look, sweep.draws, budget)
+    return (*last, record, stopped)
 
 
 def quantities(sweep: Sweep, done: dict) -> list[Quantity]:

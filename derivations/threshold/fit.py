@@ -22,7 +22,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from attnge.judging import CROSSING_Z, INCONCLUSIVE, SIGN_Z, SIZE_Z, SLOPE_TOLERANCE
+from attnge.judging import (
+    CROSSING_Z,
+    INCONCLUSIVE,
+    RATE_Z,
+    SIGN_Z,
+    SIZE_Z,
+    SLOPE_TOLERANCE,
+    at,
+)
 from attnge.numerics import stats
 
 DECISIVE = 0.1          # a threshold is decided when its uncertainty is at most this
@@ -100,7 +108,7 @@ def crossing(grid: tuple[float, ...], rates: list[stats.Rate], upward: bool
     nearest grid values on each side whose signs are known (or the grid's end).
     """
     idx = list(range(len(grid))) if upward else list(range(len(grid)))[::-1]
-    known = [abs(r.slope) >= SIGN_Z * r.se for r in rates]
+    known = [abs(r.slope) >= at(SIGN_Z) * r.se for r in rates]
     seen_negative = False
     for pos, (a, b) in enumerate(zip(idx, idx[1:])):
         sa, sb = rates[a].slope, rates[b].slope
@@ -108,7 +116,7 @@ def crossing(grid: tuple[float, ...], rates: list[stats.Rate], upward: bool
         if seen_negative and sa < 0 <= sb:
             h = abs(grid[b] - grid[a])
             x = grid[a] + (0 - sa) * (grid[b] - grid[a]) / (sb - sa)
-            wa, wb = rates[a].width(CROSSING_Z), rates[b].width(CROSSING_Z)
+            wa, wb = rates[a].width(at(CROSSING_Z)), rates[b].width(at(CROSSING_Z))
             statistical = h / (sb - sa) ** 2 * math.hypot(sb * wa, sa * wb)
             third = idx[pos + 2] if pos + 2 < len(idx) else idx[pos - 1] if pos else None
             model = h / 2 if third is None else _bent(grid, rates, third, a, b, x)
@@ -195,8 +203,8 @@ class Quantity:
         the normal two-sided tail of 4, with the slope's degrees of freedom), every exact
         mean within ``SIZE_Z`` se."""
         exact = [(r, p) for r, p in zip(self.slopes, self.predicted_slopes) if p is not None]
-        slopes = all(r.agrees(p, 4.0, self.slope_floor) for r, p in exact)
-        return slopes and all(z <= SIZE_Z for z in self.size_z or () if z is not None)
+        slopes = all(r.agrees(p, at(RATE_Z), self.slope_floor) for r, p in exact)
+        return slopes and all(z <= at(SIZE_Z) for z in self.size_z or () if z is not None)
 
     @property
     def target(self) -> float | None:
@@ -269,8 +277,8 @@ class Quantity:
         the crossing is not at the target. Slopes whose sign the draws cannot tell show
         nothing (INCONCLUSIVE, with the draws that would tell)."""
         negative = all(r.slope < 0 for r in self.slopes)
-        return any((r.slope + r.width(SIGN_Z) < 0) if negative else
-                   (r.slope - r.width(SIGN_Z) >= 0) for _, r in self._signs_past(target))
+        return any((r.slope + r.width(at(SIGN_Z)) < 0) if negative else
+                   (r.slope - r.width(at(SIGN_Z)) >= 0) for _, r in self._signs_past(target))
 
     def _draws_for_a_sign(self, target: float) -> str:
         """About how many draws per point make known the sign of the clearest slope past
@@ -281,9 +289,9 @@ class Quantity:
         best = max(past, key=lambda r: abs(r.slope) / r.se)
         if best.slope == 0:
             return f"needs over {DRAW_FACTORS[-1] * self.draws} draws per point"
-        factor = (SIGN_Z * best.se / abs(best.slope)) ** 2
+        factor = (at(SIGN_Z) * best.se / abs(best.slope)) ** 2
         return (f"needs ~{math.ceil(1.5 * factor * self.draws)} draws per point (no slope "
-                f"past {target:.3g} has a sign known at {SIGN_Z:g} se)")
+                f"past {target:.3g} has a sign known at {at(SIGN_Z):.3g} se)")
 
     @property
     def decide(self) -> str:

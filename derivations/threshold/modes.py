@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 import sympy as sp
 
-from attnge.judging import INCONCLUSIVE, READING_Z
+from attnge.judging import INCONCLUSIVE, READING_Z, at
 from attnge.numerics import stats
 from attnge.numerics.softmax_mass import expected_mass_difference
 from attnge.numerics.threshold import (
@@ -51,13 +51,15 @@ class Mode:
     schema: str                   # bump when the measurement changes: old records not reused
     matrices: int                 # ℓ×ℓ float64 arrays alive in one draw
     result_keys: tuple[str, ...]  # a stored draw: {"key": str, "result": {these: numbers}}
-    measure: Callable             # (sweep, value, ℓ, draw) -> {result key: number}
-    quantities: Callable          # (sweep, done) -> list[Quantity]
+    # the callables are named by the mode's name and schema, not by their addresses, so that a
+    # sweep's repr (which names its draws in ``draw_store``) is the same in every process
+    measure: Callable = field(repr=False)     # (sweep, value, ℓ, draw) -> {result: number}
+    quantities: Callable = field(repr=False)  # (sweep, done) -> list[Quantity]
     judged: tuple[str, ...]
     note: str
     pass_rule: str
-    check: Callable = field(default=lambda sweep: None)    # refuse a grid the mode can't use
-    extra_tables: Callable = field(default=lambda sweep, found: [])
+    check: Callable = field(default=lambda sweep: None, repr=False)   # refuse a grid it can't use
+    extra_tables: Callable = field(default=lambda sweep, found: [], repr=False)
     signed: tuple[str, ...] = ()  # results that may be negative (the others are sizes)
 
     def bounds(self, name: str) -> tuple[float, float]:
@@ -278,8 +280,9 @@ def readings_table(sweep, found: list[Quantity]) -> Table:
                 continue
             z_typ, z_mean = (r.slope - typical(v)) / r.se, (r.slope - mean(v)) / r.se
             apart = abs(typical(v) - mean(v)) / r.se
-            verdict = False if abs(z_typ) > READING_Z else \
-                True if apart >= READING_Z and abs(z_mean) > READING_Z else INCONCLUSIVE
+            z = at(READING_Z)
+            verdict = False if abs(z_typ) > z else \
+                True if apart >= z and abs(z_mean) > z else INCONCLUSIVE
             verdicts.append(verdict)
             table.add([order, f"{v:g}", f"{r.slope:.3g} ± {r.se:.2g}", f"{typical(v):.3g}",
                        f"{mean(v):.3g}", f"{z_typ:.2g}", f"{z_mean:.3g}", f"{apart:.3g}"],

@@ -245,3 +245,26 @@ def test_crossing_widens_over_slopes_of_unknown_sign():
     bent = fit._bent(grid, known, 0, 2, 1, 0.35)
     assert 0 < bent < 0.05
     assert fit.crossing(grid, known, upward=False)[1] == pytest.approx(statistical + bent)
+
+
+@pytest.mark.slow
+def test_decide_doubles_the_draws_per_point_keeping_the_stored_ones(tmp_path, monkeypatch):
+    """``--decide``: each look doubles the draws per point, stores each draw once, and its
+    tables are those of a run from nothing at its draws and the per-look thresholds (two
+    looks at most here, whatever the machine's speed)."""
+    monkeypatch.setattr(judging, "LOOKS_MAX", 2)
+    sweep = audit.Sweep("temperature", **SMALL)
+    grown, found, tabs, record, stopped = audit.decide(sweep, tmp_path, 600.0)
+    assert [look["draws"] for look in record["looks"]] == [2, 4] and grown.draws == 4
+    assert "2 looks taken" in stopped
+    keys = [json.loads(line)["key"] for line in
+            audit.store_path(tmp_path, "temperature").read_text().splitlines()]
+    assert len(keys) == len(set(keys)) == 4 * 3 * grown.draws
+    with judging.looking():
+        again = audit.tables(grown, audit.quantities(grown, audit.run(grown, tmp_path)))
+    assert [(t.rows, t.verdicts) for t in again] == [(t.rows, t.verdicts) for t in tabs]
+
+
+def test_decide_options_of_threshold_are_checked(capsys):
+    assert main(["threshold", "--mode", "order", "--budget", "1m"]) == 2
+    assert "budget applies with --decide only" in capsys.readouterr().err

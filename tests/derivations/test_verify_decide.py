@@ -185,3 +185,17 @@ def test_a_run_outside_the_fits_regime_states_the_sizes_and_their_price():
     assert need["core_seconds"] == pytest.approx(2 * 9.8 * (0.8**3 + 1.6**3 + 3.2**3))
     inside = runner.decide([_fake_step(lambda n: 0.02)], PARAMS, 60.0)
     assert "sizes_needed" not in inside.decided
+
+
+def test_a_bound_methods_draws_are_kept_apart_by_their_object():
+    """Two threshold sweeps' ``measure`` take the same arguments and read their own fields:
+    the store names each draw by its object too."""
+    from attnge.draw_store import DrawStore
+    from attnge.threshold import audit
+
+    a = audit.Sweep("temperature", grid=(0.6, 0.9), sizes=(100, 200, 400), draws=1)
+    b = audit.Sweep("order", grid=(0.6, 0.9), sizes=(100, 200, 400), draws=1)
+    store = DrawStore()
+    store.put(a.measure, (0.6, 100, 0), "a's draw")
+    assert store.get(b.measure, (0.6, 100, 0), None) is None
+    assert store.get(a.measure, (0.6, 100, 0)) == "a's draw"
