@@ -196,6 +196,7 @@ def decide(steps: list[Step], params: Params, budget: float, progress=None,
     looks: list[list[str]] = []
     widths: dict[str, float] = {}          # a step's widest undecided value row, last look
     stalled: dict[str, str] = {}           # steps that more draws did not narrow, and why
+    seen: dict[str, list] = {}             # a step's table rows at the last look
     start = time.perf_counter()
 
     def look(draws: int, _z: float) -> tuple[str, bool]:
@@ -205,12 +206,15 @@ def decide(steps: list[Step], params: Params, budget: float, progress=None,
             part = run(todo, replace(params, draws=draws), progress)
         for r in part.results:
             results[r.step.id] = (r, draws)
-            width = _open_width(r)
-            if math.isfinite(width) and width > NARROWING * widths.get(r.step.id, math.inf):
+            width, rows = _open_width(r), [t.rows for t in r.tables]
+            if seen.get(r.step.id) == rows:
+                stalled[r.step.id] = ("twice the draws per size changed none of its numbers: "
+                                      "its draws are its own, not the run's draws per size")
+            elif math.isfinite(width) and width > NARROWING * widths.get(r.step.id, math.inf):
                 stalled[r.step.id] = (f"twice the draws narrowed its undecided rows from "
                                       f"{widths[r.step.id]:.3g} to {width:.3g} (relative): "
                                       "their error is not the draws'; larger sizes would decide")
-            widths[r.step.id] = width
+            seen[r.step.id], widths[r.step.id] = rows, width
         todo = [s for s in todo if results[s.id][0].draws_could_decide
                 and s.id not in stalled]
         if finished is not None:

@@ -163,14 +163,15 @@ def _fake_step(width_of_draws):
 
 
 @pytest.mark.parametrize("se, looks, stalled", [
-    (lambda n: 0.02 / n ** 0.5, 3, False),        # se ∝ 1/√draws: grown until it decides
-    (lambda n: 0.02, 2, True),                    # se that draws do not narrow: stops
+    (lambda n: 0.02 / n ** 0.5, 3, ""),           # se ∝ 1/√draws: grown until it decides
+    (lambda n: 0.02 + 1e-4 * n, 2, "narrowed"),   # se that draws do not narrow: stops
 ])
 def test_draws_grow_only_while_they_narrow_the_undecided_rows(se, looks, stalled):
     out = runner.decide([_fake_step(se)], Params(sizes=(200, 400, 800), draws=1), 60.0)
     record = out.decided
     assert len(record["looks"]) == looks
-    assert ("stalled" in record["steps"]["fake"]) is stalled
+    assert (stalled in record["steps"]["fake"]["stalled"]) if stalled else \
+        "stalled" not in record["steps"]["fake"]
     assert record["steps"]["fake"]["verdict"] == (judging.INCONCLUSIVE if stalled else "PASS")
 
 
@@ -199,3 +200,11 @@ def test_a_bound_methods_draws_are_kept_apart_by_their_object():
     store.put(a.measure, (0.6, 100, 0), "a's draw")
     assert store.get(b.measure, (0.6, 100, 0), None) is None
     assert store.get(a.measure, (0.6, 100, 0)) == "a's draw"
+
+
+def test_a_step_whose_numbers_the_run_draws_do_not_move_stops():
+    """A step with draws of its own (as ``threshold``'s fixed sweeps): the second look
+    changes none of its numbers, and it is not grown again."""
+    out = runner.decide([_fake_step(lambda n: 0.02)], PARAMS, 60.0)
+    assert len(out.decided["looks"]) == 2
+    assert "changed none of its numbers" in out.decided["steps"]["fake"]["stalled"]
