@@ -557,12 +557,12 @@ def step_tables(title: str, chosen: list[Variant], params) -> list[Table]:
                           "predicted m2", "bulk m2 (ell -> inf)", "W1 at the largest ell",
                           "why"],
                   note=f"bulk: all but the largest squared singular value; a value agrees "
-                       f"within {DECAY_Z:g} standard errors; W1: the relative Wasserstein-1 "
-                       "distance to the Gaussian model on the same scores")
+                       f"within {judging.at(DECAY_Z):.3g} standard errors; W1: the relative "
+                       "Wasserstein-1 distance to the Gaussian model on the same scores")
     normalizer = Table(f"{title}: the normalizer's exact means", ["variant", "ell", "quantity",
                                                                    "exact", "sampled", "z"])
     for run in runs:
-        j = judge(run, done)
+        j = judge(run, done, judging.at(DECAY_Z))       # per look under ``verify --decide``
         bulk = j.measured["attention"]["bulk"]
         limit = lambda q: pm(bulk[f"m{q}"]["limit"]["mean"], bulk[f"m{q}"]["limit"]["se"])  # noqa: E731
         p = j.prediction

@@ -216,7 +216,7 @@ def sampled_tables(params: Params) -> list[Table]:
     reg = rg.tails(params.beta, params.y, list(params.sizes))
     if all(reg.inside):
         conc.add(["fitted slope", "", pm(rate.slope, rate.se), "predicted -1/2", ""],
-                 rate.agrees(-0.5, z=4.0, floor=RATE_TOLERANCE))
+                 rate.agrees(-0.5, z=judging.at(judging.RATE_Z), floor=RATE_TOLERANCE))
     else:
         conc.add(["fitted slope", "", pm(rate.slope, rate.se), "predicted -1/2",
                   f"{OUT_OF_REGIME}: {reg.why}; {reg.need_text}"], INCONCLUSIVE)
