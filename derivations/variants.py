@@ -105,7 +105,9 @@ class Run:
     beta: float = 1.0
     y: float = 1.0
     sizes: tuple[int, ...] = (400, 800, 1600)
-    draws: int = 8
+    # a draw does not read how many there are: left out of the repr, which names a draw in
+    # ``draw_store``, so that ``verify --decide`` keeps a variant step's draws across looks
+    draws: int = field(default=8, repr=False)
     seed: int = 0
     thetas: tuple[float, float] = field(init=False, repr=False, compare=False)
 

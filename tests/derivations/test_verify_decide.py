@@ -208,3 +208,17 @@ def test_a_step_whose_numbers_the_run_draws_do_not_move_stops():
     out = runner.decide([_fake_step(lambda n: 0.02)], PARAMS, 60.0)
     assert len(out.decided["looks"]) == 2
     assert "changed none of its numbers" in out.decided["steps"]["fake"]["stalled"]
+
+
+def test_a_variants_draw_has_one_name_whatever_the_number_of_draws():
+    """A variant's draw does not read the run's draws per size: its name in the store is the
+    same at 2 and at 4 draws (so that the variant steps keep theirs across looks), and
+    another seed names another draw."""
+    from attnge import variants as va
+    from attnge.draw_store import DrawStore
+    from attnge.theory.variants import Variant
+
+    two, four = (va.Run(Variant(), 0.5, 1, (100, 200, 400), n) for n in (2, 4))
+    assert DrawStore.key(va.measure, (two, 100, 0)) == DrawStore.key(va.measure, (four, 100, 0))
+    other = va.Run(Variant(), 0.5, 1, (100, 200, 400), 2, seed=1)
+    assert DrawStore.key(va.measure, (two, 100, 0)) != DrawStore.key(va.measure, (other, 100, 0))
