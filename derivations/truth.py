@@ -62,25 +62,59 @@ def step_result(step: Step, params: Params) -> dict:
     except Exception as exc:    # noqa: BLE001 - an internal error is a finding of the grid
         return {"verdict": ERROR, "reason": f"{type(exc).__name__}: {exc}",
                 "seconds": round(time.perf_counter() - start, 2)}
+    return _judged(tables, time.perf_counter() - start)
+
+
+def _judged(tables: list, seconds: float) -> dict:
+    """A step's record from its tables: FAIL (a FAIL row), INCONCLUSIVE (an undecided row)
+    or PASS, with those rows' texts."""
     failed = [f"{t.title[:80]}: {_row_text(r)}" for t in tables
               for r, v in zip(t.rows, t.verdicts) if v is False]
     undecided = [_row_text(r) for t in tables for r, v in zip(t.rows, t.verdicts)
                  if v == INCONCLUSIVE]
     verdict = "FAIL" if failed else INCONCLUSIVE if undecided else "PASS"
     return {"verdict": verdict, "failed": failed, "inconclusive": undecided,
-            "seconds": round(time.perf_counter() - start, 2)}
+            "seconds": round(seconds, 2)}
+
+
+def decided_cell(steps: list[Step], params: Params, budget: float) -> dict:
+    """The steps at ``params`` by ``runner.decide`` (``--decide``): the refused recorded with
+    their reasons, the others grown within ``budget`` seconds, each with the draws per size
+    it was decided at; an internal error sends every step to :func:`step_result` (each
+    recorded, none raised)."""
+    from attnge import runner
+
+    results, valid = {}, []
+    for step in steps:
+        try:
+            step.validate(params)
+            valid.append(step)
+        except ValueError as exc:
+            results[step.id] = {"verdict": REFUSED, "reason": str(exc), "seconds": 0.0}
+    try:
+        done = runner.decide(valid, params, budget)
+    except Exception:           # noqa: BLE001 - recorded step by step below
+        return {**results, **{s.id: step_result(s, params) for s in valid}}
+    for r in done.results:
+        results[r.step.id] = {**_judged(r.tables, r.wall_s),
+                              "draws": done.decided["steps"][r.step.id]["draws"]}
+    return {s.id: results[s.id] for s in steps}
 
 
 def cell(beta: float, y: float, sizes: tuple[int, ...], draws: int, heads: int,
-         seed: int = 0, steps: list[Step] | None = None) -> dict:
-    """Every step (or ``steps``) at one (β, y); a cell whose Params are refused says why."""
+         seed: int = 0, steps: list[Step] | None = None, budget: float | None = None) -> dict:
+    """Every step (or ``steps``) at one (β, y); a cell whose Params are refused says why.
+    ``budget`` (seconds): each step grown by ``--decide`` (:func:`decided_cell`)."""
     key = {"beta": beta, "y": y, "sizes": list(sizes), "draws": draws, "heads": heads,
-           "seed": seed}
+           "seed": seed, **({} if budget is None else {"budget": budget})}
     start = time.perf_counter()
     try:
         params = Params(beta=beta, y=y, sizes=sizes, draws=draws, heads=heads, seed=seed)
     except ValueError as exc:
         return {**key, "refused": str(exc), "steps": {}, "seconds": 0.0}
+    if budget is not None:
+        results = decided_cell(list(steps or STEPS), params, budget)
+        return {**key, "steps": results, "seconds": round(time.perf_counter() - start, 1)}
     results = {}
     for step in steps or STEPS:
         if step.id in SEED_ONLY:
@@ -92,7 +126,8 @@ def cell(beta: float, y: float, sizes: tuple[int, ...], draws: int, heads: int,
 
 
 def _same_run(a: dict, b: dict) -> bool:
-    return all(a[k] == b[k] for k in ("beta", "y", "sizes", "draws", "heads", "seed"))
+    return all(a[k] == b[k] for k in ("beta", "y", "sizes", "draws", "heads", "seed")) \
+        and a.get("budget") == b.get("budget")
 
 
 def stored(path: Path) -> list[dict]:
@@ -122,7 +157,8 @@ def markdown(cells: list[dict], command: str) -> str:
               "(exit 2 in `attnge verify`), with its reason below; **FAIL**: a check failed; "
              "**ERROR**: an internal error (exit 3 in `attnge verify`), named below. "
              "seconds: the cell's wall time; the threshold step reads only the seed, so a run "
-             "measures it once, in its first cell, and repeats its verdict."),
+             "measures it once, in its first cell, and repeats its verdict. With --decide, "
+             "each verdict gives in brackets the draws per size it was decided at."),
              "", "| beta | y | seconds | " + " | ".join(ids) + " |",
              "|---|---|---|" + "---|" * len(ids)]
     notes = []
@@ -132,7 +168,9 @@ def markdown(cells: list[dict], command: str) -> str:
                          + " |")
             notes.append(f"- beta = {c['beta']:g}, y = {c['y']:g}: {c['refused']}")
             continue
-        cells_text = [short[c["steps"][i]["verdict"]] if i in c["steps"] else "" for i in ids]
+        cells_text = [short[c["steps"][i]["verdict"]] + (f" ({c['steps'][i]['draws']})"
+                                                          if "draws" in c["steps"][i] else "")
+                      if i in c["steps"] else "" for i in ids]
         lines.append(f"| {c['beta']:g} | {c['y']:g} | {c['seconds']:.0f} | "
                      + " | ".join(cells_text) + " |")
         for i in ids:
@@ -160,7 +198,8 @@ def redo(found: dict, ids: tuple[str, ...]) -> dict:
     if "refused" in found or not ids:
         return found
     again = cell(found["beta"], found["y"], tuple(found["sizes"]), found["draws"],
-                 found["heads"], found["seed"], [s for s in STEPS if s.id in ids])
+                 found["heads"], found["seed"], [s for s in STEPS if s.id in ids],
+                 found.get("budget"))
     old = sum(found["steps"].get(i, {}).get("seconds", 0.0) for i in again["steps"])
     new = sum(r["seconds"] for r in again["steps"].values())
     return {**found, "steps": {**found["steps"], **again["steps"]},
@@ -169,9 +208,10 @@ def redo(found: dict, ids: tuple[str, ...]) -> dict:
 
 def run(betas: list[float], ys: list[float], sizes: tuple[int, ...], draws: int, heads: int,
         out: Path, seed: int = 0, command: str = "", progress=None,
-        again: tuple[str, ...] = ()) -> list[dict]:
+        again: tuple[str, ...] = (), budget: float | None = None) -> list[dict]:
     """Measure the missing cells of the grid into ``out`` (the store and the table), and,
-    in the stored ones, the steps ``again`` (rewriting the store atomically after each)."""
+    in the stored ones, the steps ``again`` (rewriting the store atomically after each);
+    ``budget``: seconds per cell for ``--decide`` (a cell so measured is stored apart)."""
     out.mkdir(parents=True, exist_ok=True)
     store = out / STORE
     have = stored(store)
@@ -179,10 +219,10 @@ def run(betas: list[float], ys: list[float], sizes: tuple[int, ...], draws: int,
     for b in betas:
         for yy in ys:
             key = {"beta": b, "y": yy, "sizes": list(sizes), "draws": draws, "heads": heads,
-                   "seed": seed}
+                   "seed": seed, **({} if budget is None else {"budget": budget})}
             found = next((c for c in have if _same_run(c, key)), None)
             if found is None:
-                found = cell(b, yy, sizes, draws, heads, seed)
+                found = cell(b, yy, sizes, draws, heads, seed, budget=budget)
                 with locked(store):        # another run may have stored the cell meanwhile
                     have = stored(store)
                     if not any(_same_run(c, key) for c in have):
@@ -213,6 +253,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", required=True)
     p.add_argument("--again", default="", help="comma-separated step ids to measure again in "
                    "the stored cells (after a change to their code); the rest is kept")
+    p.add_argument("--decide", action="store_true", help="grow each cell's undecided steps "
+                   "(attnge verify --decide) within --budget per cell")
+    p.add_argument("--budget", default=None, help="with --decide: the time per cell, as 20m")
     args = p.parse_args(argv)
     try:
         again = tuple(name.strip() for name in args.again.split(",") if name.strip())
@@ -223,13 +266,17 @@ def main(argv: list[str] | None = None) -> int:
         ys = [inputs.ratio(float(v)) for v in parse_list(args.y, "y")]
         sizes = parse_sizes(args.sizes)
         Params(sizes=sizes, draws=args.draws, heads=args.heads, seed=args.seed)
+        if args.budget is not None and not args.decide:
+            raise ValueError("budget applies with --decide only")
+        budget = inputs.duration(args.budget or "20m", "budget") if args.decide else None
     except ValueError as exc:
         print(f"truth: {exc}", file=sys.stderr)
         return 2
     command = "python -m attnge.truth " + shlex.join(
         part for k, v in (("beta", args.beta), ("y", args.y), ("sizes", args.sizes),
                           ("draws", args.draws), ("heads", args.heads), ("seed", args.seed),
-                          ("out", args.out)) for part in (f"--{k}", str(v)))
+                          ("out", args.out)) for part in (f"--{k}", str(v))) + (
+        f" --decide --budget {args.budget or '20m'}" if args.decide else "")
 
     def say(c: dict) -> None:
         if "refused" in c:
@@ -242,7 +289,7 @@ def main(argv: list[str] | None = None) -> int:
               file=sys.stderr, flush=True)
 
     cells = run(betas, ys, sizes, int(args.draws), int(args.heads), Path(args.out),
-                int(args.seed), command, say, again)
+                int(args.seed), command, say, again, budget)
     verdicts = {r["verdict"] for c in cells for r in c["steps"].values()}
     return 3 if ERROR in verdicts else 1 if "FAIL" in verdicts else 0
 
