@@ -36,6 +36,7 @@ from attnge import regimes as rg
 from attnge.judging import (
     INCONCLUSIVE,
     OUT_OF_REGIME,
+    OVERFLOW,
     RATE_Z,
     VALUE_Z,
     Z_MAX,
@@ -446,7 +447,7 @@ def limit_row(table: Table, label: str, sizes, values: list[np.ndarray],
     bad = [ell for ell, v in zip(sizes, values) if not np.all(np.isfinite(v))
            or not np.isfinite(stats.mean_variance(v)[1])]
     if bad:
-        why = ("not fitted: a draw or its spread overflows double precision at ell = "
+        why = (f"not fitted: a draw or its spread {OVERFLOW} at ell = "
                + ", ".join(map(str, bad)))
         table.add([label, "", fmt(predicted, 8), "", why, ""], INCONCLUSIVE)
         return None

@@ -82,9 +82,13 @@ at that too."""
 OUT_OF_REGIME = "not in its regime"
 """How an INCONCLUSIVE row that its sizes cannot decide begins its reason (more draws do
 not help there: larger sizes do)."""
-BEYOND_DRAWS = (OUT_OF_REGIME, "overflows double precision", "more nodes would decide")
+OVERFLOW = "overflows double precision"
+"""How an INCONCLUSIVE row says a draw or its spread left double range (``evidence``)."""
+MORE_NODES = "more nodes would decide"
+"""How an INCONCLUSIVE row says its quadrature did not settle (``multi-head-law``)."""
+BEYOND_DRAWS = (OUT_OF_REGIME, OVERFLOW, MORE_NODES)
 """The reasons of INCONCLUSIVE rows that no number of draws decides (``--decide`` does not
-grow the draws for them)."""
+grow the draws for them); each module that writes such a row writes it with these."""
 LOOKS_MAX = 6
 """``--decide``: the looks a run may take, its draws doubling between them (up to 32 times
 the first look's)."""
@@ -238,7 +242,7 @@ class Rival:
 
 
 __all__ = ["BEYOND_DRAWS", "BREAKS", "CROSSING_Z", "DECAY_Z", "ERROR", "HOLDS", "INCONCLUSIVE",
-           "LOOKS_MAX", "OUT_OF_REGIME", "PLATEAU_SLOPE",
+           "LOOKS_MAX", "MORE_NODES", "OUT_OF_REGIME", "OVERFLOW", "PLATEAU_SLOPE",
            "RATE_Z", "READING_Z", "REFUSED", "RIVAL_SHARE", "Rival", "SIGN_Z", "SIZE_Z",
            "SLOPE_TOLERANCE", "VALUE_Z", "Verdict", "Z_MAX", "at", "at_looks", "decay_z", "decide",
            "detectable", "looking", "sequential_z", "verdict_text"]

@@ -141,11 +141,15 @@ def draw_cost(ell: int) -> str:
     machine (a draw's work is ℓ³). Nothing here reads the machine: the text is part of a
     run's JSON, the same bytes wherever it runs."""
     need = 8 * MATRICES_PER_DRAW * ell * ell
-    seconds = DRAW_SECONDS * (ell / 2000) ** 3
-    when = (f"{seconds / 3600:.3g} h" if seconds >= 3600 else f"{seconds / 60:.3g} min"
+    return (f"one draw at ell = {ell} needs at least {need / 2**30:.3g} GiB and about "
+            f"{time_text(DRAW_SECONDS * (ell / 2000) ** 3)} of one core (2-core machine of "
+            "docs/bench)")
+
+
+def time_text(seconds: float) -> str:
+    """Seconds as '12 s', '3.4 min' or '1.59 h'."""
+    return (f"{seconds / 3600:.3g} h" if seconds >= 3600 else f"{seconds / 60:.3g} min"
             if seconds >= 60 else f"{seconds:.2g} s")
-    return (f"one draw at ell = {ell} needs at least {need / 2**30:.3g} GiB and about {when} "
-            "of one core (2-core machine of docs/bench)")
 
 
 def sizes_that_decide(beta: float, y: float, sizes: Sequence[int]) -> tuple[int, ...]:

@@ -12,6 +12,7 @@ import math
 import sys
 import time
 from collections.abc import Callable
+from contextlib import nullcontext
 from dataclasses import dataclass, field, replace
 
 from attnge import judging, ledger, parallel, regimes
@@ -188,9 +189,8 @@ def decide(steps: list[Step], params: Params, budget: float, progress=None,
     (``regimes.sizes_that_decide``), the sizes that would decide and one core's seconds for
     a look there (``regimes.look_seconds``, at least).
     """
-    context = current()
-    kept, context.draws = context.draws, DrawStore(store)
-    drawn = context.draws
+    context, drawn = current(), DrawStore(store)
+    kept, context.draws = context.draws, drawn
     results: dict[str, tuple[StepResult, int]] = {}
     todo = list(steps)
     looks: list[list[str]] = []
@@ -325,7 +325,5 @@ def verify(steps: str | list[str] | None = None, *, beta: object = 1.0, y: objec
             raise ValueError("store applies with a budget only")
         return run(chosen, params, _progress(progress), context)
     seconds = duration(budget, "budget")
-    if context is not None:
-        with running(context):
-            return decide(chosen, params, seconds, _progress(progress), store=store)
-    return decide(chosen, params, seconds, _progress(progress), store=store)
+    with running(context) if context is not None else nullcontext():
+        return decide(chosen, params, seconds, _progress(progress), store=store)

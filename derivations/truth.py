@@ -24,6 +24,7 @@ import time
 from pathlib import Path
 
 from attnge.coefficient_tables import parse_list
+from attnge.commands.common import decide_budget
 from attnge.context import current
 from attnge.judging import ERROR, INCONCLUSIVE, REFUSED
 from attnge.ledger import DEFAULT as STEPS  # the theorem's steps (not the variants')
@@ -32,6 +33,8 @@ from attnge.params import DEFAULT_SIZES, Params, parse_sizes
 from attnge.step import Step
 from attnge.theory import inputs
 
+CELL_BUDGET = "20m"
+"""The time ``--decide`` may spend on a cell when no ``--budget`` is given."""
 STORE = "truth.jsonl"
 TABLE = "README.md"
 TEXT_MAX = 400
@@ -255,7 +258,8 @@ def main(argv: list[str] | None = None) -> int:
                    "the stored cells (after a change to their code); the rest is kept")
     p.add_argument("--decide", action="store_true", help="grow each cell's undecided steps "
                    "(attnge verify --decide) within --budget per cell")
-    p.add_argument("--budget", default=None, help="with --decide: the time per cell, as 20m")
+    p.add_argument("--budget", default=None, help="with --decide: the time per cell (default "
+                   f"{CELL_BUDGET})")
     args = p.parse_args(argv)
     try:
         again = tuple(name.strip() for name in args.again.split(",") if name.strip())
@@ -266,9 +270,7 @@ def main(argv: list[str] | None = None) -> int:
         ys = [inputs.ratio(float(v)) for v in parse_list(args.y, "y")]
         sizes = parse_sizes(args.sizes)
         Params(sizes=sizes, draws=args.draws, heads=args.heads, seed=args.seed)
-        if args.budget is not None and not args.decide:
-            raise ValueError("budget applies with --decide only")
-        budget = inputs.duration(args.budget or "20m", "budget") if args.decide else None
+        budget = decide_budget(args, CELL_BUDGET)
     except ValueError as exc:
         print(f"truth: {exc}", file=sys.stderr)
         return 2
@@ -276,7 +278,7 @@ def main(argv: list[str] | None = None) -> int:
         part for k, v in (("beta", args.beta), ("y", args.y), ("sizes", args.sizes),
                           ("draws", args.draws), ("heads", args.heads), ("seed", args.seed),
                           ("out", args.out)) for part in (f"--{k}", str(v))) + (
-        f" --decide --budget {args.budget or '20m'}" if args.decide else "")
+        f" --decide --budget {args.budget or CELL_BUDGET}" if args.decide else "")
 
     def say(c: dict) -> None:
         if "refused" in c:

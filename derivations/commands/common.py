@@ -28,11 +28,12 @@ def decide_options(p: argparse.ArgumentParser, reused: str, section: int, per: s
                    f"spend{per}, as 90s, 20m or 1.5h (default {DEFAULT_BUDGET})")
 
 
-def decide_budget(args: argparse.Namespace) -> float | None:
-    """The seconds ``--decide`` may spend, None without it; ``--budget`` alone is bad input."""
+def decide_budget(args: argparse.Namespace, default: str = DEFAULT_BUDGET) -> float | None:
+    """The seconds ``--decide`` may spend (``default`` without ``--budget``), None without
+    it; ``--budget`` alone is bad input."""
     if args.budget is not None and not args.decide:
         raise ValueError("budget applies with --decide only")
-    return duration(args.budget or DEFAULT_BUDGET, "budget") if args.decide else None
+    return duration(args.budget or default, "budget") if args.decide else None
 
 
 @contextmanager

@@ -160,7 +160,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run_map(args: argparse.Namespace, budget: float | None) -> int:
-    from attnge import judging, variant_map
+    from attnge import variant_map
     from attnge import variants as va
 
     fixed = [name for name in ("bias", "gamma", "d", "alpha", "repeats", "json", "out")
@@ -182,8 +182,6 @@ def _run_map(args: argparse.Namespace, budget: float | None) -> int:
         done = va.collect(grid, out, progress, warn=warn)
         judgements = variant_map.judge(grid, done, out, budget, progress, warn)
         variant_map.write(judgements, out, "attnge " + shlex.join(args.argv),
-                          time.perf_counter() - start,
-                          judging.DECAY_Z if budget is None
-                          else judging.sequential_z(judging.DECAY_Z))
+                          time.perf_counter() - start, budget)
     emit(variant_map.summary(judgements))
     return 1 if any(j.failed for j in judgements) else 0

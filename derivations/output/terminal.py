@@ -17,6 +17,7 @@ from pylatexenc.latex2text import LatexNodes2Text
 
 from attnge.judging import INCONCLUSIVE
 from attnge.output.report import markdown_table, summary
+from attnge.regimes import time_text
 from attnge.runner import Run, StepResult
 from attnge.step import Table
 
@@ -139,11 +140,6 @@ def closing(run: Run, verbose: bool = False) -> str:
     return "\n" + "\n\n".join(blocks) + "\n"
 
 
-def _hours(seconds: float) -> str:
-    return (f"{seconds / 3600:.3g} h" if seconds >= 3600 else f"{seconds / 60:.3g} min"
-            if seconds >= 60 else f"{seconds:.2g} s")
-
-
 def decided(record: dict) -> str:
     """What ``--decide`` spent: its looks (draws per size, the steps run, seconds), each
     step's draws and verdict, and for the steps left undecided what would decide them."""
@@ -167,9 +163,9 @@ def decided(record: dict) -> str:
             f"  {', '.join(need['steps'])}: these sizes are outside the fits' regime; ell = "
             f"{', '.join(map(str, need['sizes']))} (--sizes) would put three inside it, and a "
             f"look there at {need['draws']} draws per size takes at least "
-            f"{_hours(need['core_seconds'])} of one core: "
-            f"{_hours(need['core_seconds'] / cores)} on this machine's {cores} cores, "
-            f"{_hours(need['core_seconds'] / 16)} on 16 Dask workers (--scheduler)")
+            f"{time_text(need['core_seconds'])} of one core: "
+            f"{time_text(need['core_seconds'] / cores)} on this machine's {cores} cores, "
+            f"{time_text(need['core_seconds'] / 16)} on 16 Dask workers (--scheduler)")
     if record["stopped"]:
         lines.append(f"  {record['stopped']} ({', '.join(open_)} undecided)")
     elif open_:

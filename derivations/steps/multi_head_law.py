@@ -33,7 +33,7 @@ from attnge.fits import (
     rates_table,
     regimes,
 )
-from attnge.judging import INCONCLUSIVE
+from attnge.judging import INCONCLUSIVE, MORE_NODES
 from attnge.numerics import multi_head_law as mhl
 from attnge.params import Params
 from attnge.step import Step, Table, digits_agree, digits_text
@@ -109,7 +109,7 @@ def routes_table(params: Params) -> Table:
         if isinstance(density, str):        # the quadrature of m_1, m_2 did not settle
             if q < 2:
                 cells[2] += "; density quadrature"
-                text += f"; quadrature undecided ({density}: more nodes would decide)"
+                text += f"; quadrature undecided ({density}: {MORE_NODES})"
                 ok = INCONCLUSIVE if ok else ok
         elif q < len(density):
             dig = digits_agree(density[q], value)

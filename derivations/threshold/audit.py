@@ -27,7 +27,7 @@ from attnge.provenance import provenance
 from attnge.run_config import THRESHOLD, configure
 from attnge.step import Table
 from attnge.theory.inputs import number
-from attnge.threshold.fit import DECISIVE, Quantity
+from attnge.threshold.fit import DECISIVE, DRAWS_PER_POINT, Quantity
 from attnge.threshold.modes import Mode, mode_named
 
 REPRODUCIBLE_RTOL = 1e-9
@@ -328,7 +328,7 @@ def decide(sweep: Sweep, folder: str | Path | None, budget: float,
         verdicts = [v for t in tabs for v in t.verdicts if v is not None]
         if False in verdicts:
             return "FAIL", False
-        more = any(v == INCONCLUSIVE and "draws per point" in str(row[-1])
+        more = any(v == INCONCLUSIVE and DRAWS_PER_POINT in str(row[-1])
                    for t in tabs for row, v in zip(t.rows, t.verdicts))
         return (INCONCLUSIVE if INCONCLUSIVE in verdicts else "PASS"), more
 

@@ -34,6 +34,9 @@ from attnge.judging import (
 from attnge.numerics import stats
 
 DECISIVE = 0.1          # a threshold is decided when its uncertainty is at most this
+DRAWS_PER_POINT = "draws per point"
+"""How a row that more draws per grid point would decide says so (``audit.decide`` grows
+those)."""
 DRAW_FACTORS = (2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64)   # more draws tried by ``to_decide``
 
 
@@ -144,11 +147,11 @@ def to_decide(grid, rates: list[stats.Rate], upward: bool, draws: int) -> str:
                   for r in rates]
         x, unc, _ = crossing(grid, scaled, upward)
         if x is not None and unc <= DECISIVE:
-            return f"needs ~{factor * draws} draws per point"
+            return f"needs ~{factor * draws} {DRAWS_PER_POINT}"
     x, unc, where = crossing(grid, [stats.Rate(r.slope, 0.0) for r in rates], upward)
     if x is not None and unc > DECISIVE:
         return f"needs a finer grid {where} (model error {unc:.2g})"
-    return f"needs over {DRAW_FACTORS[-1] * draws} draws per point"
+    return f"needs over {DRAW_FACTORS[-1] * draws} {DRAWS_PER_POINT}"
 
 
 @dataclass
@@ -288,9 +291,9 @@ class Quantity:
             return "needs a grid that reaches past the prediction"
         best = max(past, key=lambda r: abs(r.slope) / r.se)
         if best.slope == 0:
-            return f"needs over {DRAW_FACTORS[-1] * self.draws} draws per point"
+            return f"needs over {DRAW_FACTORS[-1] * self.draws} {DRAWS_PER_POINT}"
         factor = (at(SIGN_Z) * best.se / abs(best.slope)) ** 2
-        return (f"needs ~{math.ceil(1.5 * factor * self.draws)} draws per point (no slope "
+        return (f"needs ~{math.ceil(1.5 * factor * self.draws)} {DRAWS_PER_POINT} (no slope "
                 f"past {target:.3g} has a sign known at {at(SIGN_Z):.3g} se)")
 
     @property
