@@ -35,6 +35,7 @@ import numpy as np
 from attnge import regimes as rg
 from attnge.judging import (
     INCONCLUSIVE,
+    NO_DRAWS,
     OUT_OF_REGIME,
     OVERFLOW,
     RATE_Z,
@@ -118,7 +119,7 @@ def rate_row(table: Table, label: str, params: Params, values: list[np.ndarray],
     if first is None:
         cells = [pm(*mean_se(v)) for v in values]
         table.add([label, *cells, "", fmt(predicted, 3),
-                   f"{OUT_OF_REGIME}: {regime.why}; {regime.need_text}"], INCONCLUSIVE)
+                   f"{OUT_OF_REGIME}: {regime.why}; {regime.need_text}"], INCONCLUSIVE, NO_DRAWS)
         return stats.Rate(float("nan"), float("nan"))
     limit = predicted if slope.limit is None else slope.limit
     cells = [f"{pm(*mean_se(v))} (not fitted)" for v in values[:first]]
@@ -394,13 +395,15 @@ def value_row(table: Table, label: str, measured: Estimate, predicted: float, ho
     det = detectable(se, dof, predicted if scale is None else scale, at(VALUE_Z))
     ok = abs(z) <= at(VALUE_Z)
     verdict = ok if judged else None
-    rival_fields = {}
+    rival_fields, needs = {}, None
     if rival is not None:
-        power, why, rival_fields = rival.judged(stats.t_critical(at(VALUE_Z), dof) * se, predicted)
+        width = stats.t_critical(at(VALUE_Z), dof) * se
+        power, why, rival_fields = rival.judged(width, predicted)
         if judged and ok and not power:
             verdict, how = INCONCLUSIVE, f"{how}; {why}"
+            needs = rival.draws_factor(width, predicted)
     table.add([label, pm(estimate, se), fmt(predicted, 8), fmt(z, 3), how,
-               f"{100 * det:.2g}%"], verdict)
+               f"{100 * det:.2g}%"], verdict, needs)
     value = {"quantity": label, "estimate": estimate, "se": se, "dof": dof,
              "predicted": predicted, "z": z, "how": how, "detectable": det,
              "passed": verdict, **rival_fields}
@@ -439,7 +442,8 @@ def limit_row(table: Table, label: str, sizes, values: list[np.ndarray],
         if first is None:
             mean, se = mean_se(values[-1])
             table.add([label, f"{pm(mean, se)} at {max(sizes)}", fmt(predicted, 8), "",
-                       f"{OUT_OF_REGIME}: {regime.why}; {regime.need_text}", ""], INCONCLUSIVE)
+                       f"{OUT_OF_REGIME}: {regime.why}; {regime.need_text}", ""], INCONCLUSIVE,
+                      NO_DRAWS)
             return None
         if first:
             sizes, values = list(sizes)[first:], list(values)[first:]
@@ -449,7 +453,7 @@ def limit_row(table: Table, label: str, sizes, values: list[np.ndarray],
     if bad:
         why = (f"not fitted: a draw or its spread {OVERFLOW} at ell = "
                + ", ".join(map(str, bad)))
-        table.add([label, "", fmt(predicted, 8), "", why, ""], INCONCLUSIVE)
+        table.add([label, "", fmt(predicted, 8), "", why, ""], INCONCLUSIVE, NO_DRAWS)
         return None
     limit = extrapolated(sizes, values, target.powers)
     value_row(table, label, Estimate(limit.value, limit.se, limit.dof), predicted, fit_text(limit),

@@ -86,9 +86,9 @@ OVERFLOW = "overflows double precision"
 """How an INCONCLUSIVE row says a draw or its spread left double range (``evidence``)."""
 MORE_NODES = "more nodes would decide"
 """How an INCONCLUSIVE row says its quadrature did not settle (``multi-head-law``)."""
-BEYOND_DRAWS = (OUT_OF_REGIME, OVERFLOW, MORE_NODES)
-"""The reasons of INCONCLUSIVE rows that no number of draws decides (``--decide`` does not
-grow the draws for them); each module that writes such a row writes it with these."""
+NO_DRAWS = math.inf
+"""The ``needs`` of an INCONCLUSIVE row that no number of draws decides (``step.Table.add``;
+its reason begins with one of the three above): ``--decide`` does not grow the draws for it."""
 LOOKS_MAX = 6
 """``--decide``: the looks a run may take, its draws doubling between them (up to 32 times
 the first look's)."""
@@ -222,12 +222,24 @@ class Rival:
                   - \\mathrm{value}|
         """
         allowed = RIVAL_SHARE * abs(predicted - self.value)
-        if width <= allowed:
+        factor = self.draws_factor(width, predicted)
+        if factor <= 1:
             return True, ""
-        factor = (width / allowed) ** 2 if allowed > 0 else math.inf
         more = (f"about {math.ceil(factor)}x the draws would rule it out"
                 if math.isfinite(factor) else "no number of draws rules it out")
         return False, f"detects ±{width:.3g}, needs at most {allowed:.3g}; {more}"
+
+    def draws_factor(self, width: float, predicted: float) -> float:
+        """The factor of the draws that would give a check detecting ``width`` the power to
+        rule this rival out (its se falls as 1/√draws; 1 where it has it, ``NO_DRAWS`` where
+        the rival is the prediction).
+
+        .. math:: \\max\\big(1, (\\mathrm{width}/\\mathrm{allowed})^2\\big)
+        """
+        allowed = RIVAL_SHARE * abs(predicted - self.value)
+        if width <= allowed:
+            return 1.0
+        return (width / allowed) ** 2 if allowed > 0 else NO_DRAWS
 
     def judged(self, width: float, predicted: float) -> tuple[bool, str, dict]:
         """``power`` as a row reports it: whether it rules the rival out, why not ('' where
@@ -241,8 +253,8 @@ class Rival:
         return {"rival": self.value, "rival_name": self.name, "rules_out_rival": ruled_out}
 
 
-__all__ = ["BEYOND_DRAWS", "BREAKS", "CROSSING_Z", "DECAY_Z", "ERROR", "HOLDS", "INCONCLUSIVE",
-           "LOOKS_MAX", "MORE_NODES", "OUT_OF_REGIME", "OVERFLOW", "PLATEAU_SLOPE",
+__all__ = ["BREAKS", "CROSSING_Z", "DECAY_Z", "ERROR", "HOLDS", "INCONCLUSIVE",
+           "LOOKS_MAX", "MORE_NODES", "NO_DRAWS", "OUT_OF_REGIME", "OVERFLOW", "PLATEAU_SLOPE",
            "RATE_Z", "READING_Z", "REFUSED", "RIVAL_SHARE", "Rival", "SIGN_Z", "SIZE_Z",
            "SLOPE_TOLERANCE", "VALUE_Z", "Verdict", "Z_MAX", "at", "at_looks", "decay_z", "decide",
            "detectable", "looking", "sequential_z", "verdict_text"]

@@ -45,11 +45,17 @@ class StepResult:
             return None
         return all(v["passed"] is True and v["rules_out_rival"] for v in rows)
 
+    def draws_could_decide(self, reach: float = math.inf) -> bool:
+        """An INCONCLUSIVE step with a row that at most ``reach`` times its draws could
+        decide (``Table.draws_could_decide``)."""
+        return self.verdict == INCONCLUSIVE and any(t.draws_could_decide(reach)
+                                                    for t in self.tables)
+
     @property
-    def draws_could_decide(self) -> bool:
-        """An INCONCLUSIVE step with a row that more draws could decide
-        (``Table.draws_could_decide``)."""
-        return self.verdict == INCONCLUSIVE and any(t.draws_could_decide for t in self.tables)
+    def draws_needed(self) -> float | None:
+        """The least factor of its draws that one of its undecided rows states would decide
+        it (``Table.draws_needed``; None where none states one)."""
+        return min((n for t in self.tables if (n := t.draws_needed) is not None), default=None)
 
     @property
     def verdict(self) -> str:
@@ -177,7 +183,8 @@ def decide(steps: list[Step], params: Params, budget: float, progress=None,
     across runs, so that a rerun resumes), within ``budget`` seconds and at most
     ``judging.LOOKS_MAX`` looks (``judging.decide``), and only while each doubling narrows the
     step's undecided rows (to at most ``NARROWING`` of their width; a row whose error is a
-    fit's form, not its draws, is left to larger sizes). Every look, the first included, is
+    fit's form, not its draws, is left to larger sizes) and while the draws its rows state
+    they need (``StepResult.draws_needed``) are within what the looks left reach. Every look, the first included, is
     judged at the per-look thresholds (``judging.looking``), so that all looks together
     reject a true prediction no more often than one run at the fixed size does.
 
@@ -215,7 +222,14 @@ def decide(steps: list[Step], params: Params, budget: float, progress=None,
                                       f"{widths[r.step.id]:.3g} to {width:.3g} (relative): "
                                       "their error is not the draws'; larger sizes would decide")
             seen[r.step.id], widths[r.step.id] = rows, width
-        todo = [s for s in todo if results[s.id][0].draws_could_decide
+            reach = 2 ** (judging.LOOKS_MAX - len(looks))     # the draws the looks left reach
+            if (len(looks) < judging.LOOKS_MAX and r.step.id not in stalled
+                    and r.draws_could_decide() and not r.draws_could_decide(reach)):
+                need = r.draws_needed       # every row more draws could decide states one
+                stalled[r.step.id] = (f"its rows state that they need at least {need:.3g}x "
+                                      f"the draws per size ({math.ceil(need * draws)}), beyond "
+                                      f"the {reach}x ({reach * draws}) the looks left reach")
+        todo = [s for s in todo if results[s.id][0].draws_could_decide()
                 and s.id not in stalled]
         if finished is not None:
             for r in part.results:

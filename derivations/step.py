@@ -9,13 +9,14 @@ counted in the summaries, do not fail it).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import mpmath as mp
 import sympy as sp
 
-from attnge.judging import BEYOND_DRAWS, INCONCLUSIVE, Verdict
+from attnge.judging import INCONCLUSIVE, Verdict
 from attnge.params import Params
 from attnge.theory import printing
 
@@ -31,6 +32,10 @@ class Table:
     note: str = ""
     series: list[dict] = field(default_factory=list)   # fitted rates, for log–log figures
     values: list[dict] = field(default_factory=list)   # value checks, with ``detectable``
+    needs: list[float | None] = field(default_factory=list)
+    """Per row, what an INCONCLUSIVE row states would decide it, as a factor of the run's
+    draws per size (``math.inf``: no number of draws, its sizes, the precision or the
+    quadrature; None: not stated, or the row is decided)."""
 
     def add_series(self, label: str, x_name: str, xs, values, errors, slope: float,
                    slope_se: float, predicted: float) -> None:
@@ -41,12 +46,15 @@ class Table:
                             "slope": float(slope), "slope_se": float(slope_se),
                             "predicted": float(predicted)})
 
-    def add(self, row: list[Cell], verdict: Verdict = None) -> None:
+    def add(self, row: list[Cell], verdict: Verdict = None, needs: float | None = None) -> None:
+        """Add a row and its verdict; ``needs``, for an INCONCLUSIVE row, the factor of the
+        run's draws per size that would decide it (``math.inf``: none would)."""
         if len(row) != len(self.columns):
             raise ValueError(f"row has {len(row)} cells for {len(self.columns)} columns")
         self.rows.append(row)
         self.verdicts.append(None if verdict is None else INCONCLUSIVE
                              if verdict == INCONCLUSIVE else bool(verdict))
+        self.needs.append(needs if verdict == INCONCLUSIVE else None)
 
     @property
     def passed(self) -> bool:
@@ -57,12 +65,18 @@ class Table:
     def inconclusive(self) -> int:
         return sum(v == INCONCLUSIVE for v in self.verdicts)
 
+    def draws_could_decide(self, reach: float = math.inf) -> bool:
+        """Whether an INCONCLUSIVE row is one that at most ``reach`` times the draws could
+        decide: it states no need (more draws may), or a factor within ``reach``."""
+        return any(v == INCONCLUSIVE and (n is None or math.isfinite(n) and n <= reach)
+                   for v, n in zip(self.verdicts, self.needs))
+
     @property
-    def draws_could_decide(self) -> bool:
-        """Whether an INCONCLUSIVE row is one that more draws could decide (its reason is
-        not one of ``judging.BEYOND_DRAWS``: its sizes, the precision, the quadrature)."""
-        return any(v == INCONCLUSIVE and not any(p in str(c) for c in row for p in BEYOND_DRAWS)
-                   for row, v in zip(self.rows, self.verdicts))
+    def draws_needed(self) -> float | None:
+        """The least factor of the draws that an INCONCLUSIVE row states would decide it
+        (None where no such row states one)."""
+        return min((n for v, n in zip(self.verdicts, self.needs)
+                    if v == INCONCLUSIVE and n is not None), default=None)
 
 
 @dataclass(frozen=True)

@@ -569,11 +569,12 @@ def step_tables(title: str, chosen: list[Variant], params) -> list[Table]:
         limit = lambda q: pm(bulk[f"m{q}"]["limit"]["mean"], bulk[f"m{q}"]["limit"]["se"])  # noqa: E731
         p = j.prediction
         verdict = True if j.verdict == HOLDS else False if j.failed else INCONCLUSIVE
+        beyond = any("undecided" in v for v in j.values.values())    # outside their regime
         table.add([run.variant.label, "none" if p is None else p.status,
                    None if p is None else fmt(p.m1), limit(1), None if p is None else fmt(p.m2),
                    limit(2), pm(j.distance["w1"]["per_size"][-1]["mean"],
                                 j.distance["w1"]["per_size"][-1]["se"]),
-                   j.reason], verdict)
+                   j.reason], verdict, judging.NO_DRAWS if beyond else None)
         for r in (j.normalizer or {}).get("rows", []):
             normalizer.add([run.variant.label, r["ell"], r["quantity"], fmt(r["exact"]),
                             pm(r["mean"], r["se"]), f"{r['z']:.2f}"], r["agrees"])

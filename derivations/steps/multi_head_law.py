@@ -33,7 +33,7 @@ from attnge.fits import (
     rates_table,
     regimes,
 )
-from attnge.judging import INCONCLUSIVE, MORE_NODES
+from attnge.judging import INCONCLUSIVE, MORE_NODES, NO_DRAWS
 from attnge.numerics import multi_head_law as mhl
 from attnge.params import Params
 from attnge.step import Step, Table, digits_agree, digits_text
@@ -103,20 +103,20 @@ def routes_table(params: Params) -> Table:
                   ["quantity", "value", "second route", "agreement"])
     for q, (value, same) in enumerate(found["moments"]):
         cells = [f"m_{q + 1}", mp.nstr(value, 15), "Gaussian matrix model (free cumulants)"]
-        ok = same
+        ok, needs = same, None
         text = "equal" if same else "DIFFERENT"
         density = found["density"]
         if isinstance(density, str):        # the quadrature of m_1, m_2 did not settle
             if q < 2:
                 cells[2] += "; density quadrature"
                 text += f"; quadrature undecided ({density}: {MORE_NODES})"
-                ok = INCONCLUSIVE if ok else ok
+                ok, needs = (INCONCLUSIVE, NO_DRAWS) if ok else (ok, None)
         elif q < len(density):
             dig = digits_agree(density[q], value)
             cells[2] += "; density quadrature"
             text += f"; {digits_text(dig)} digits"
             ok = ok and dig >= MIN_DENSITY_DIGITS
-        table.add(cells + [text], ok)
+        table.add(cells + [text], ok, needs)
     table.add(["m_2 = (1 + 1/h) theta1^2 + theta2^2/gamma_K", mp.nstr(found["moments"][1][0], 15),
                "both routes", "holds" if all(found["sanity"]) else "FAILS"], all(found["sanity"]))
     edge, curve = found["edge"]

@@ -17,7 +17,7 @@ from attnge import evidence as ev
 from attnge import judging, ledger_draws, parallel
 from attnge import regimes as rg
 from attnge.exact_means import evaluate, untested
-from attnge.judging import INCONCLUSIVE, OUT_OF_REGIME
+from attnge.judging import INCONCLUSIVE, NO_DRAWS, OUT_OF_REGIME
 from attnge.numerics import stats
 from attnge.numerics.reference import chi2_integral
 from attnge.numerics.sampling import draw_rng, normalizer, sample_scores
@@ -219,7 +219,7 @@ def sampled_tables(params: Params) -> list[Table]:
                  rate.agrees(-0.5, z=judging.at(judging.RATE_Z), floor=RATE_TOLERANCE))
     else:
         conc.add(["fitted slope", "", pm(rate.slope, rate.se), "predicted -1/2",
-                  f"{OUT_OF_REGIME}: {reg.why}; {reg.need_text}"], INCONCLUSIVE)
+                  f"{OUT_OF_REGIME}: {reg.why}; {reg.need_text}"], INCONCLUSIVE, NO_DRAWS)
     return [moments, conc]
 
 

@@ -25,7 +25,7 @@ import sympy as sp
 from attnge import evidence as ev
 from attnge import judging, ledger_draws
 from attnge import regimes as rg
-from attnge.judging import INCONCLUSIVE, OUT_OF_REGIME
+from attnge.judging import INCONCLUSIVE, NO_DRAWS, OUT_OF_REGIME
 from attnge.numerics import stats
 from attnge.numerics.outliers import expected_entries_above
 from attnge.params import Params
@@ -70,7 +70,7 @@ def regime(params: Params, sizes) -> rg.Regime:
 
 def _undecided(table: Table, ell, reg: rg.Regime, width: int) -> None:
     table.add([ell, *[""] * (width - 2), f"{OUT_OF_REGIME}: {reg.why}; {reg.need_text}"],
-              INCONCLUSIVE)
+              INCONCLUSIVE, NO_DRAWS)
 
 
 def location_table(sw: ev.Sweep, params: Params, E: float) -> Table:
@@ -109,11 +109,12 @@ def location_table(sw: ev.Sweep, params: Params, E: float) -> Table:
     elif any(reg.inside):
         per_draw = sum(expected_above_level(params, ell, E)
                        for ell, inside in zip(sorted(sw), reg.inside) if inside)
-        need = (f"about {math.ceil(LOCATED / per_draw)} draws per size would give {LOCATED}"
+        draws = math.ceil(LOCATED / per_draw) if per_draw > 0 else judging.NO_DRAWS
+        need = (f"about {draws} draws per size would give {LOCATED}"
                 if per_draw > 0 else "no outlier is expected at these sizes")
         table.add(["all", 0, "", "", "", f"no predicted outlier above the level in these "
                    f"draws: nothing tells the outliers from the bulk edge; {need}"],
-                  INCONCLUSIVE)
+                  INCONCLUSIVE, draws / params.draws)
         table.values.append({"quantity": "outlier location, mean relative error, all sizes",
                              "passed": INCONCLUSIVE, "rival": None,     # no outlier to place
                              "rival_name": AT_EDGE, "rules_out_rival": False})
@@ -146,13 +147,19 @@ def _location_row(table: Table, ell, errors: list[float], example: str,
         return
     detectable = max(judging.detectable(se, n - 1, 1.0, judging.at(judging.VALUE_Z)), LOCATION_TOL)
     ok = abs(mean) <= detectable
-    verdict, shown, extra = ok, f"{100 * detectable:.2g}%", {}
+    verdict, shown, extra, needs = ok, f"{100 * detectable:.2g}%", {}, None
     if rival is not None:
         power, why, extra = rival.judged(detectable, 0.0)
-        if ok and not power:
+        if ok and not power:    # the draws narrow t se, not the floor LOCATION_TOL
+            needs = rival.draws_factor(detectable, 0.0)
+            if rival.draws_factor(LOCATION_TOL, 0.0) > 1:
+                needs = judging.NO_DRAWS
+                why = (f"cannot rule out {rival.name} ({rival.value:.6g}): no number of draws "
+                       f"does, its floor {LOCATION_TOL:g} being wider than "
+                       f"{judging.RIVAL_SHARE:g} of the distance to it")
             verdict, shown = INCONCLUSIVE, f"{shown}; {why}"
     table.add([ell, n, example, ev.pm(mean, se),
-               ev.fmt(float(np.max(np.abs(errors))), 3), shown], verdict)
+               ev.fmt(float(np.max(np.abs(errors))), 3), shown], verdict, needs)
     table.values.append({"quantity": f"outlier location, mean relative error, {where}",
                          "estimate": mean, "se": se, "predicted": 0.0,
                          "detectable": detectable, "passed": verdict, **extra})
@@ -167,7 +174,7 @@ def count_table(sw: ev.Sweep, params: Params, E: float) -> Table:
     for (ell, draws), inside in zip(sorted(sw.items()), reg.inside):
         if not inside:
             table.add(["count", ell, "", "", f"{OUT_OF_REGIME}: {reg.why}; {reg.need_text}",
-                       ""], INCONCLUSIVE)
+                       ""], INCONCLUSIVE, NO_DRAWS)
             continue
         lam = level(ell, E)
         expected = len(draws) * expected_above_level(params, ell, E)

@@ -4,13 +4,16 @@ look cannot tell apart is FAILed once the budget buys the draws."""
 
 import json
 
+import numpy as np
 import pytest
 import sympy as sp
 
 from attnge import cli, context, judging, ledger, runner
+from attnge import evidence as ev
 from attnge import regimes as rg
 from attnge.context import Context
 from attnge.params import Params
+from attnge.step import Step, Table
 from attnge.steps import limit_law
 from attnge.theory import exponential as ex
 from attnge.theory import outliers
@@ -173,6 +176,38 @@ def test_draws_grow_only_while_they_narrow_the_undecided_rows(se, looks, stalled
     assert (stalled in record["steps"]["fake"]["stalled"]) if stalled else \
         "stalled" not in record["steps"]["fake"]
     assert record["steps"]["fake"]["verdict"] == (judging.INCONCLUSIVE if stalled else "PASS")
+
+
+def test_a_step_whose_rows_need_more_draws_than_the_looks_reach_is_not_grown():
+    """A rival row whose stated need (about 310x the draws: its width 4.41 x 0.2 against the
+    0.05 allowed) lies beyond the 32x that five more looks reach: one look, and the record
+    says why; a row no number of draws decides (``judging.NO_DRAWS``) is not grown."""
+    out = runner.decide([_fake_step(lambda n: 0.2 / n ** 0.5)], Params(sizes=(200, 400, 800),
+                                                                      draws=1), 60.0)
+    assert len(out.decided["looks"]) == 1
+    assert "beyond the 32x (32) the looks left reach" in out.decided["steps"]["fake"]["stalled"]
+    table = out.results[0].tables[0]
+    z = judging.sequential_z(judging.VALUE_Z)            # the per-look z of the look
+    assert table.draws_needed == pytest.approx((z * 0.2 / (judging.RIVAL_SHARE * 0.1)) ** 2)
+    assert table.draws_could_decide() and not table.draws_could_decide(32)
+
+    def beyond(params):
+        table = Table("fake", ["a"])
+        table.add([f"{judging.OUT_OF_REGIME}: sizes"], judging.INCONCLUSIVE, judging.NO_DRAWS)
+        return [table]
+    step = Step(id="fake", title="fake", claim="", latex=lambda: "", derive=lambda p: {},
+                check=beyond, method="", failure="")
+    out = runner.decide([step], PARAMS, 60.0)
+    assert len(out.decided["looks"]) == 1 and "stalled" not in out.decided["steps"]["fake"]
+    assert out.results[0].verdict == judging.INCONCLUSIVE
+
+
+def test_rows_outside_their_regime_say_no_number_of_draws_decides_them():
+    regime = rg.Regime((False, False, False), "too small", 1600)
+    table = ev.value_table("t")
+    assert ev.limit_row(table, "m", (100, 200, 400), [np.ones(4)] * 3,
+                        ev.Extrapolation(1.0, (1.0,)), regime) is None
+    assert table.needs == [judging.NO_DRAWS] and not table.draws_could_decide()
 
 
 def test_a_run_outside_the_fits_regime_states_the_sizes_and_their_price():
