@@ -70,7 +70,11 @@ def method(shown: str) -> str:
     return (f"Value checks: m_1({shown}) against its exact mean at each ell (where d_qk > "
             f"{(4 * DEGREE) ** 2} b^2 and the draws reach the scores that carry it), m_1..m_4 "
             f"of its bulk (top {CLIP_TOP} clipped) fitted to ell -> inf "
-            f"({', '.join(f'ell^-{p:.3g}' for p in BULK_POWERS)}) against nu_infinity. ")
+            f"({', '.join(f'ell^-{p:.3g}' for p in BULK_POWERS)}) against nu_infinity. "
+            f"A distance's or a moment difference's slope is INCONCLUSIVE where its rule's "
+            f"width exceeds {judging.RIVAL_SHARE:g} of the way to 0, the slope of a plateau "
+            f"(the rival: two models that differ in the limit); the step's own distance "
+            f"decides the step. ")
 
 
 FAILURE = f"a value more than {judging.VALUE_Z:g} se (normal scale) from its prediction, "

@@ -89,6 +89,18 @@ class Slope:
     tol: float = 0.1
     judged: bool = True
     limit: float | None = None
+    rival: Rival | None = None
+    """The slope a wrong theory gives (``PLATEAU``): an agreeing row whose width is not at
+    most ``RIVAL_SHARE`` of the distance to it is INCONCLUSIVE (``Rival.power``)."""
+    claim: bool = False
+    """The row is its step's claim: its rival is the step's, recorded for
+    ``StepResult.rival_ruled_out`` (a step whose claim does not rule it out is INCONCLUSIVE);
+    else the rival decides the row only."""
+
+
+PLATEAU = Rival(0.0, "a plateau (slope 0: the difference does not vanish, as between two "
+                     "models that differ in the limit)")
+"""The rival of a chain step's distance: it does not shrink."""
 
 
 @dataclass(frozen=True)
@@ -148,8 +160,21 @@ def rate_row(table: Table, label: str, params: Params, values: list[np.ndarray],
     else:
         ok = rate.slope <= limit + width
         text = f"slope <= {limit:g} + {width:.2g}"
+    needs = None
+    if judged and slope.rival is not None:
+        rival = slope.rival
+        power, why, fields = rival.judged(width, limit)
+        if ok and not power:        # the draws narrow t se, not the floor tol
+            ok, text = INCONCLUSIVE, f"{text}; {why}"
+            needs = NO_DRAWS if rival.draws_factor(tol, limit) > 1 else \
+                rival.draws_factor(width, limit)
+        if slope.claim:
+            table.values.append({"quantity": f"{label}, fitted slope", "estimate": rate.slope,
+                                 "se": rate.se, "predicted": limit, "width": width,
+                                 "passed": ok, **fields})
     table.add([label, *cells, pm(rate.slope, rate.se), fmt(predicted, 3),
-               (text if judged else f"reported ({text})") + note], ok if judged else None)
+               (text if judged else f"reported ({text})") + note], ok if judged else None,
+              needs)
     return rate
 
 
@@ -359,13 +384,15 @@ def rank_one_tables(sweep: Sweep, params: Params, a: str, b: str, shown: tuple[s
     # carry E f(S)² (at d_qk ≤ 4β² that mean is infinite, and no size does)
     tails = rg.tails(params.beta, params.y, list(params.sizes))
     rate_row(norms, f"||{diff}||_F / sqrt(ell)", params,
-             per_size(sweep, lambda m: m.differences[key].frob), Slope(-0.5), regime=tails)
+             per_size(sweep, lambda m: m.differences[key].frob),
+             Slope(-0.5, rival=PLATEAU, claim=True), regime=tails)
     rate_row(norms, f"||{diff}|| (= {operator_meaning}, does not shrink)", params,
              per_size(sweep, lambda m: m.differences[key].op), Slope(0.0), regime=tails)
     moments = rate_table("Moment differences (rank-one bound 2 M^2q / ell: slope -1 while "
                          "the norm M stays bounded; judged against -1/2, since outliers "
                          "move M at moderate ell)", params)
-    moment_rows(moments, sweep, params, a, b, Slope(-1.0, "at most", 0.1, limit=-0.5),
+    moment_rows(moments, sweep, params, a, b,
+                Slope(-1.0, "at most", 0.1, limit=-0.5, rival=PLATEAU),
                 regime=rg.both(rg.mass(params.beta, params.y, list(params.sizes)), tails))
     return (rank_table(sweep, key), norms, moment_bound_table(sweep, a, b, "rank"),
             moments)

@@ -184,9 +184,10 @@ def decide(steps: list[Step], params: Params, budget: float, progress=None,
     ``judging.LOOKS_MAX`` looks (``judging.decide``), and only while each doubling narrows the
     step's undecided rows (to at most ``NARROWING`` of their width; a row whose error is a
     fit's form, not its draws, is left to larger sizes) and while the draws its rows state
-    they need (``StepResult.draws_needed``) are within what the looks left reach. Every look, the first included, is
-    judged at the per-look thresholds (``judging.looking``), so that all looks together
-    reject a true prediction no more often than one run at the fixed size does.
+    they need (``StepResult.draws_needed``) are within what the looks left reach. Every
+    look, the first included, is judged at the per-look thresholds (``judging.looking``), so
+    that all looks together reject a true prediction no more often than one run at the fixed
+    size does.
 
     A step keeps the result of the look that decided it (PASS, FAIL, or INCONCLUSIVE where
     only larger sizes could decide); ``finished(result, draws)`` is called as each is

@@ -39,7 +39,8 @@ def check(params: Params) -> list[Table]:
     sw = ledger_draws.chain_sweep(params)
     norms = ev.rate_table("Norms of M0 - Y against ell (mean over draws)", params)
     ev.rate_row(norms, "||M0 - Y||_F / sqrt(ell)", params,
-                ev.per_size(sw, lambda m: m.differences[KEY].frob), ev.Slope(-0.5, "agree"),
+                ev.per_size(sw, lambda m: m.differences[KEY].frob),
+                ev.Slope(-0.5, "agree", rival=ev.PLATEAU, claim=True),
                 regime=rg.normaliser_rate(params.beta, params.y, list(params.sizes)))
     # a max over ℓ rows carries the extreme-value factor √(2 log ℓ) (+0.08 on the slope
     # over ℓ = 250 … 2000): the bound is read without it
@@ -57,7 +58,8 @@ def check(params: Params) -> list[Table]:
         bound.add([ell, ev.fmt(worst, 4)], worst <= 1 + 1e-9)
     moments = ev.rate_table("Moment differences (bound: slope -1/2; leading order -1, "
                             "since E(1/D^2 - 1) = O(1/ell))", params)
-    ev.moment_rows(moments, sw, params, "M0", "Y", ev.Slope(-0.5, "at most", 0.1),
+    ev.moment_rows(moments, sw, params, "M0", "Y",
+                   ev.Slope(-0.5, "at most", 0.1, rival=ev.PLATEAU),
                    regime=rg.mass(params.beta, params.y, list(params.sizes)))
     return [chain_values.values_table(sw, params, "Y", "Y"), norms, moments,
             ev.identity_table(sw, ["normalizer"]), bound,

@@ -147,10 +147,12 @@ def check(params: Params) -> list[Table]:
     norms = ev.rate_table("Norms of Y^lin_Q - Y^lin_f (shared G) against ell (mean over draws)",
                           params)
     ev.rate_row(norms, "||Y_lin_Q - Y_lin_f||_F / sqrt(ell)", params,
-                ev.per_size(sw, lambda m: m.differences[KEY].frob), ev.Slope(-0.5, "agree"),
+                ev.per_size(sw, lambda m: m.differences[KEY].frob),
+                ev.Slope(-0.5, "agree", rival=ev.PLATEAU, claim=True),
                 regime=keys())
     moments = ev.rate_table("Moment differences (Frobenius bound: slope -1/2)", params)
-    ev.moment_rows(moments, sw, params, "Y_lin_Q", "Y_lin_f", ev.Slope(-0.5, "at most", 0.1),
+    ev.moment_rows(moments, sw, params, "Y_lin_Q", "Y_lin_f",
+                   ev.Slope(-0.5, "at most", 0.1, rival=ev.PLATEAU),
                    regime=keys)
     means = Table("The spike, mean over draws",
                   ["ell", SPIKE, SPIKE_ALONE, "||Y_lin_Q - Y_lin_f||"])

@@ -100,8 +100,10 @@ def check(params: Params) -> list[Table]:
     ev.rate_row(dist, f"Kolmogorov distance of the bulks (top {r} removed)", params,
                 ev.per_size(sw, lambda m: spectra.kolmogorov_distance(
                     spectra.bulk(m.spectra["Y_Q"], r), spectra.bulk(m.spectra["Y_lin_Q"], r))),
-                ev.Slope(-0.5, "at most"), regime=spectra_regime)
-    ev.moment_rows(dist, sw, params, "Y_Q", "Y_lin_Q", ev.Slope(-0.5, "at most", 0.1),
+                ev.Slope(-0.5, "at most", rival=ev.PLATEAU, claim=True),
+                regime=spectra_regime)
+    ev.moment_rows(dist, sw, params, "Y_Q", "Y_lin_Q",
+                   ev.Slope(-0.5, "at most", 0.1, rival=ev.PLATEAU),
                    regime=spectra_regime)
     return [sigma_table(params), chain_values.values_table(sw, params, "Y_lin_Q", "Y^lin_Q"),
             z, dist]

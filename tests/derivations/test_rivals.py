@@ -19,3 +19,49 @@ def test_outliers_without_an_outlier_to_locate_are_inconclusive():
     rows = [row for t in result.tables for row, v in zip(t.rows, t.verdicts)
             if v == INCONCLUSIVE and row[0] == "all"]
     assert len(rows) == 1 and "draws per size would give 8" in rows[0][-1]
+
+
+def _plateau_row(means, ses, draws=4):
+    """A chain distance's rate row on three sizes with the given per-size means and ses
+    (four draws each, spread to give them)."""
+    import numpy as np
+
+    from attnge import evidence as ev
+
+    sizes = (250, 500, 1000)
+    shape = np.array([-1.0, 1.0, -1.0, 1.0][:draws]) * np.sqrt(draws)
+    values = [m + s * shape for m, s in zip(means, ses)]
+    table = ev.rate_table("t", Params(sizes=sizes, draws=draws))
+    ev.rate_row(table, "||A - B||_F / sqrt(ell)", Params(sizes=sizes, draws=draws), values,
+                ev.Slope(-0.5, "agree", rival=ev.PLATEAU, claim=True))
+    return table
+
+
+def test_a_chain_distance_that_cannot_tell_its_rate_from_a_plateau_is_inconclusive():
+    """The distance's slope agrees with -1/2 within a width that also holds 0 (the rival: a
+    difference that does not vanish): INCONCLUSIVE, naming the draws that would narrow it;
+    a narrow one PASSes having ruled the plateau out; a plateau FAILs."""
+    wide = _plateau_row([0.10, 0.071, 0.05], [0.01, 0.01, 0.01])
+    assert wide.verdicts == [INCONCLUSIVE] and "cannot rule out a plateau" in wide.rows[0][-1]
+    assert wide.needs[0] > 1 and wide.values[0]["rules_out_rival"] is False
+    narrow = _plateau_row([0.10, 0.0707, 0.05], [1e-4, 1e-4, 1e-4])
+    assert narrow.verdicts == [True] and narrow.values[0]["rules_out_rival"] is True
+    flat = _plateau_row([0.10, 0.10, 0.10], [1e-4, 1e-4, 1e-4])
+    assert flat.verdicts == [False]
+
+
+def test_a_chain_step_whose_distance_cannot_tell_a_plateau_is_inconclusive():
+    """M0-Y at 250, 500, 1000 with 4 draws: its distance's slope is judged within 0.85 (t
+    with one degree of freedom), which holds 0; the step said PASS. Its moment differences'
+    bounds (slope at most -1/2) are INCONCLUSIVE where as wide; at the defaults the
+    distance rules the plateau out (within 0.10)."""
+    from attnge.steps import chain_m0_y
+
+    run = runner.run([chain_m0_y.STEP], Params(sizes=(250, 500, 1000), draws=4))
+    result = run.results[0]
+    assert result.verdict == INCONCLUSIVE and result.rival_ruled_out is False
+    assert result.passed                                   # nothing failed
+    undecided = [row[0] for t in result.tables for row, v in zip(t.rows, t.verdicts)
+                 if v == INCONCLUSIVE]
+    assert "||M0 - Y||_F / sqrt(ell)" in undecided
+    assert any(label.startswith("|m_4(M0) - m_4(Y)|") for label in undecided)
