@@ -189,13 +189,19 @@ def decide(steps: list[Step], params: Params, budget: float, progress=None,
     that all looks together reject a true prediction no more often than one run at the fixed
     size does.
 
+    Then, where the run's sizes are outside the fits' regime and steps remain
+    INCONCLUSIVE, one more look runs them at the sizes that put three inside it
+    (``regimes.sizes_that_decide``) and the run's draws, where that fits in the budget, the
+    memory and the ``judging.LOOKS_MAX`` looks; it is judged at the same per-look thresholds.
+
     A step keeps the result of the look that decided it (PASS, FAIL, or INCONCLUSIVE where
-    only larger sizes could decide); ``finished(result, draws)`` is called as each is
-    decided, and for the others once the looks end. The returned run's ``decided`` records
-    the looks, each step's draws per size and verdict, the time spent, what stopped the
-    looks short of a decision and, where the run's sizes are outside the fits' regime
-    (``regimes.sizes_that_decide``), the sizes that would decide and one core's seconds for
-    a look there (``regimes.look_seconds``, at least).
+    only larger sizes could decide), or of the look at larger sizes; ``finished(result,
+    draws)`` is called as each is decided, and for the undecided once the looks end. The
+    returned run's ``decided`` records the looks (with their sizes where larger), each
+    step's draws per size, verdict and sizes where larger, the time spent, what stopped the
+    looks short of a decision and, where the run's sizes are outside the fits' regime and no
+    look at larger sizes was taken, the sizes that would decide, one core's seconds for a
+    look there (``regimes.look_seconds``, at least) and why it was not taken.
     """
     context, drawn = current(), DrawStore(store)
     kept, context.draws = context.draws, drawn
@@ -232,35 +238,83 @@ def decide(steps: list[Step], params: Params, budget: float, progress=None,
                                       f"the {reach}x ({reach * draws}) the looks left reach")
         todo = [s for s in todo if results[s.id][0].draws_could_decide()
                 and s.id not in stalled]
-        if finished is not None:
+        if finished is not None:        # the undecided once the looks end
             for r in part.results:
-                if r.step not in todo:
+                if r.step not in todo and r.verdict != INCONCLUSIVE:
                     finished(r, draws)
         return (INCONCLUSIVE if todo else "decided"), bool(todo)
 
-    def merged(record: dict, stopped: str) -> Run:
+    def at_larger_sizes(record: dict) -> str:
+        """One more look, at the sizes that put three inside the fits' regime
+        (``regimes.sizes_that_decide``) and the run's draws, for the steps still
+        INCONCLUSIVE, where it fits in what the budget leaves (estimated from the first
+        look's time, ℓ³ a draw, and at least ``regimes.look_seconds`` on this machine's
+        cores), in memory and in the looks; '' where it was taken, else why not."""
+        nonlocal todo
+        undecided = [s for s in steps if s.id in results
+                     and results[s.id][0].verdict == INCONCLUSIVE]
+        larger = regimes.sizes_that_decide(params.beta, params.y, params.sizes)
+        if not (undecided and larger):
+            return ""
+        cubes = sum(ell**3 for ell in larger) / sum(ell**3 for ell in params.sizes)
+        estimate = max(record["looks"][0]["seconds"] * cubes,
+                       regimes.look_seconds(larger, params.draws) / parallel.cores())
+        left = budget - (time.perf_counter() - start)
+        grown = replace(params, sizes=larger)
+        if len(record["looks"]) >= judging.LOOKS_MAX:
+            return f"{judging.LOOKS_MAX} looks taken"
+        if estimate > left:
+            return f"it would take about {estimate:.0f} s here, {left:.0f} s of the budget left"
+        try:
+            validate(undecided, grown)
+        except ValueError as exc:
+            return str(exc)
+        todo = undecided
+        looks.append([s.id for s in todo])
+        began = time.perf_counter()
+        with judging.looking():
+            part = run(todo, grown, progress)
+        for r in part.results:
+            results[r.step.id] = (r, params.draws)
+            sized[r.step.id] = larger
+        todo = [s for s in todo if results[s.id][0].verdict == INCONCLUSIVE]
+        if finished is not None:
+            for r in part.results:
+                if r.verdict != INCONCLUSIVE:
+                    finished(r, params.draws)
+        record["looks"].append({"draws": params.draws, "sizes": list(larger),
+                                "verdict": INCONCLUSIVE if todo else "decided",
+                                "seconds": time.perf_counter() - began})
+        return ""
+
+    def merged(record: dict, stopped: str, not_larger: str = "") -> Run:
         out = Run(params, [results[s.id][0] for s in steps if s.id in results],
                   time.perf_counter() - start, [s.id for s in steps])
         for entry, ids in zip(record["looks"], looks):
             entry["steps"] = ids
         record["steps"] = {s.id: {"draws": results[s.id][1], "verdict": results[s.id][0].verdict,
+                                  **({"sizes": list(sized[s.id])} if s.id in sized else {}),
                                   **({"stalled": stalled[s.id]} if s.id in stalled else {})}
                            for s in steps if s.id in results}
         record["stopped"] = stopped
         record["z_per_look"] = {name: judging.at_looks(getattr(judging, name))
                                 for name in ("VALUE_Z", "RATE_Z", "Z_MAX")}
         record["draws_measured"], record["draws_read"] = drawn.measured, drawn.read
-        undecided = [sid for sid, s in record["steps"].items() if s["verdict"] == INCONCLUSIVE]
+        undecided = [sid for sid, s in record["steps"].items()
+                     if s["verdict"] == INCONCLUSIVE and "sizes" not in s]
         larger = regimes.sizes_that_decide(params.beta, params.y, params.sizes)
         if undecided and larger:
             record["sizes_needed"] = {
                 "steps": undecided, "sizes": list(larger), "draws": params.draws,
-                "core_seconds": regimes.look_seconds(larger, params.draws)}
+                "core_seconds": regimes.look_seconds(larger, params.draws),
+                **({"not_taken": not_larger} if not_larger else {})}
         out.decided = record
         return out
 
+    sized: dict[str, tuple[int, ...]] = {}     # steps whose last look was at larger sizes
     try:
         record, stopped = judging.decide(look, params.draws, budget)
+        not_larger = at_larger_sizes(record)
     except BaseException as err:
         partial = getattr(err, "partial_run", None)
         if partial is not None:
@@ -274,9 +328,10 @@ def decide(steps: list[Step], params: Params, budget: float, progress=None,
     finally:
         context.draws = kept
     if finished is not None:
-        for s in todo:
-            finished(*results[s.id])
-    return merged(record, stopped)
+        for s in steps:
+            if s.id in results and results[s.id][0].verdict == INCONCLUSIVE:
+                finished(*results[s.id])
+    return merged(record, stopped, not_larger)
 
 
 def _progress(progress):

@@ -83,8 +83,8 @@ def _judged(tables: list, seconds: float) -> dict:
 def decided_cell(steps: list[Step], params: Params, budget: float) -> dict:
     """The steps at ``params`` by ``runner.decide`` (``--decide``): the refused recorded with
     their reasons, the others grown within ``budget`` seconds, each with the draws per size
-    it was decided at; an internal error sends every step to :func:`step_result` (each
-    recorded, none raised)."""
+    it was decided at (and the sizes, where a look at larger ones decided it); an internal
+    error sends every step to :func:`step_result` (each recorded, none raised)."""
     from attnge import runner
 
     results, valid = {}, []
@@ -99,9 +99,19 @@ def decided_cell(steps: list[Step], params: Params, budget: float) -> dict:
     except Exception:           # noqa: BLE001 - recorded step by step below
         return {**results, **{s.id: step_result(s, params) for s in valid}}
     for r in done.results:
-        results[r.step.id] = {**_judged(r.tables, r.wall_s),
-                              "draws": done.decided["steps"][r.step.id]["draws"]}
+        grown = done.decided["steps"][r.step.id]
+        results[r.step.id] = {**_judged(r.tables, r.wall_s), "draws": grown["draws"],
+                              **({"sizes": grown["sizes"]} if "sizes" in grown else {})}
     return {s.id: results[s.id] for s in steps}
+
+
+def _grown(step: dict) -> str:
+    """' (16)': the draws per size a decided step was decided at; ' (8; 1000-4000)' with the
+    sizes of a look at larger ones; '' for a step of a cell without ``--decide``."""
+    if "draws" not in step:
+        return ""
+    sizes = step.get("sizes")
+    return f" ({step['draws']}{f'; {sizes[0]}-{sizes[-1]}' if sizes else ''})"
 
 
 def cell(beta: float, y: float, sizes: tuple[int, ...], draws: int, heads: int,
@@ -161,7 +171,8 @@ def markdown(cells: list[dict], command: str) -> str:
              "**ERROR**: an internal error (exit 3 in `attnge verify`), named below. "
              "seconds: the cell's wall time; the threshold step reads only the seed, so a run "
              "measures it once, in its first cell, and repeats its verdict. With --decide, "
-             "each verdict gives in brackets the draws per size it was decided at."),
+             "each verdict gives in brackets the draws per size it was decided at, and the "
+             "sizes where a look at larger ones (three inside the fits' regime) decided it."),
              "", "| beta | y | seconds | " + " | ".join(ids) + " |",
              "|---|---|---|" + "---|" * len(ids)]
     notes = []
@@ -171,8 +182,7 @@ def markdown(cells: list[dict], command: str) -> str:
                          + " |")
             notes.append(f"- beta = {c['beta']:g}, y = {c['y']:g}: {c['refused']}")
             continue
-        cells_text = [short[c["steps"][i]["verdict"]] + (f" ({c['steps'][i]['draws']})"
-                                                          if "draws" in c["steps"][i] else "")
+        cells_text = [short[c["steps"][i]["verdict"]] + _grown(c["steps"][i])
                       if i in c["steps"] else "" for i in ids]
         lines.append(f"| {c['beta']:g} | {c['y']:g} | {c['seconds']:.0f} | "
                      + " | ".join(cells_text) + " |")

@@ -149,12 +149,14 @@ def decided(record: dict) -> str:
              + f"; {record['draws_measured']} draws measured, {record['draws_read']} read "
              "from the store"]
     for k, look in enumerate(record["looks"], start=1):
-        lines.append(f"  look {k}: {look['draws']} draws per size, {len(look['steps'])} "
+        at = f" at ell = {', '.join(map(str, look['sizes']))}" if "sizes" in look else ""
+        lines.append(f"  look {k}: {look['draws']} draws per size{at}, {len(look['steps'])} "
                      f"step(s), {look['seconds']:.0f} s")
     open_ = [sid for sid, s in record["steps"].items()
              if s["verdict"] == INCONCLUSIVE and "stalled" not in s]
     for sid, s in record["steps"].items():
-        lines.append(f"  {sid}: {s['verdict']} at {s['draws']} draws per size"
+        at = f" at ell = {', '.join(map(str, s['sizes']))}" if "sizes" in s else ""
+        lines.append(f"  {sid}: {s['verdict']} at {s['draws']} draws per size{at}"
                      + (f"; {s['stalled']}" if "stalled" in s else ""))
     if "sizes_needed" in record:
         need = record["sizes_needed"]
@@ -165,7 +167,8 @@ def decided(record: dict) -> str:
             f"look there at {need['draws']} draws per size takes at least "
             f"{time_text(need['core_seconds'])} of one core: "
             f"{time_text(need['core_seconds'] / cores)} on this machine's {cores} cores, "
-            f"{time_text(need['core_seconds'] / 16)} on 16 Dask workers (--scheduler)")
+            f"{time_text(need['core_seconds'] / 16)} on 16 Dask workers (--scheduler)"
+            + (f"; not taken: {need['not_taken']}" if "not_taken" in need else ""))
     if record["stopped"]:
         lines.append(f"  {record['stopped']} ({', '.join(open_)} undecided)")
     elif open_:

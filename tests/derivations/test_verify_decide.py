@@ -223,6 +223,34 @@ def test_a_run_outside_the_fits_regime_states_the_sizes_and_their_price():
     assert "sizes_needed" not in inside.decided
 
 
+def test_a_look_at_larger_sizes_is_taken_where_the_budget_holds_it():
+    """β = 1.5 at ℓ ≤ 800, a step that only sizes inside the fits' regime decide: with a
+    budget for it, one more look at ℓ = 1600, 3200, 6400 and the run's draws decides it,
+    and the record names its sizes; with a budget too short, it says why not."""
+    def check(params):
+        table = Table("fake", ["a"])
+        if params.sizes[0] >= 1600:
+            table.add(["inside"], True)
+        else:
+            table.add([f"{judging.OUT_OF_REGIME}: sizes"], judging.INCONCLUSIVE,
+                      judging.NO_DRAWS)
+        return [table]
+    step = Step(id="fake", title="fake", claim="", latex=lambda: "", derive=lambda p: {},
+                check=check, method="", failure="")
+    params = Params(beta=1.5, sizes=(200, 400, 800), draws=2)
+    seen = []
+    out = runner.decide([step], params, 1e5, finished=lambda r, d: seen.append(r.verdict))
+    record = out.decided
+    assert [look.get("sizes") for look in record["looks"]] == [None, [1600, 3200, 6400]]
+    assert record["steps"]["fake"] == {"draws": 2, "verdict": "PASS",
+                                       "sizes": [1600, 3200, 6400]}
+    assert "sizes_needed" not in record and out.results[0].verdict == "PASS"
+    assert seen == ["PASS"]                         # the step printed once, when decided
+    short = runner.decide([step], params, 60.0).decided
+    assert short["steps"]["fake"]["verdict"] == judging.INCONCLUSIVE
+    assert "of the budget left" in short["sizes_needed"]["not_taken"]
+
+
 def test_a_bound_methods_draws_are_kept_apart_by_their_object():
     """Two threshold sweeps' ``measure`` take the same arguments and read their own fields:
     the store names each draw by its object too."""
