@@ -170,15 +170,16 @@ def at(z: float) -> float:
     return at_looks(z, _LOOKS.get())
 
 
-def decide(look: Callable[[int, float], tuple[str, bool]], draws: int, budget: float
-           ) -> tuple[dict, str]:
+def decide(look: Callable[[int, float], tuple[str, bool]], draws: int, budget: float,
+           looks_max: int = LOOKS_MAX) -> tuple[dict, str]:
     """``--decide``: call ``look(n, z)`` (measure up to n draws per size, keeping those already
     measured, judge them at z, the per-look ``sequential_z(DECAY_Z, LOOKS_MAX)``, and return
     the verdict and whether more draws could decide it) at n = ``draws``, 2·draws, 4·draws, …
     while the verdict is INCONCLUSIVE
     and more draws could decide it, as long as the next look, its time estimated from the
     last one's (as many new draws as there are), fits in what ``budget`` (seconds) leaves,
-    at most ``LOOKS_MAX`` looks.
+    at most ``looks_max`` looks (what a run's ``LOOKS_MAX`` leaves, where earlier looks took
+    the rest; their z stays that of ``LOOKS_MAX``).
 
     Returns the record of the looks (the budget, the per-look z, each look's draws, verdict
     and seconds, the time spent) and what stopped it short of a decision ('' where it
@@ -195,8 +196,8 @@ def decide(look: Callable[[int, float], tuple[str, bool]], draws: int, budget: f
             break
         estimate = took * total / max(total - have, 1)
         left = budget - (time.perf_counter() - start)
-        if len(looks) == LOOKS_MAX or estimate > left:
-            why = (f"{LOOKS_MAX} looks taken" if len(looks) == LOOKS_MAX else
+        if len(looks) >= looks_max or estimate > left:
+            why = (f"{LOOKS_MAX} looks taken" if len(looks) >= looks_max else
                    f"{left:.0f} s of the budget left")
             looks[-1]["next"] = {"draws": 2 * total, "seconds": estimate}
             stopped = (f"--decide stopped ({why}): the next look, {2 * total} draws per "

@@ -135,6 +135,12 @@ DRAW_SECONDS = 9.8
 docs/bench, 2026-12-07): the scale of ``draw_cost``'s time, which grows as ℓ³."""
 
 
+LAW_DRAW_SECONDS = 1.1
+"""One law draw (the spectrum of √ℓA⊥ alone) at ℓ = d_qk = 2000 on one core, from the same
+profile of docs/bench: one of the chain draw's six spectra (its Gram product and ``syevd``,
+4.2 s for six) and the sampling of S (the floor's 4.5 s less the spectra)."""
+
+
 def draw_cost(ell: int) -> str:
     """What one chain draw at ℓ takes: at least ``MATRICES_PER_DRAW`` ℓ×ℓ float64 arrays
     (Q and K besides) and about ``DRAW_SECONDS`` (ℓ/2000)³ of one core of this project's
@@ -162,10 +168,13 @@ def sizes_that_decide(beta: float, y: float, sizes: Sequence[int]) -> tuple[int,
     return (regime.need, 2 * regime.need, 4 * regime.need)
 
 
-def look_seconds(sizes: Sequence[int], draws: int) -> float:
-    """One core's seconds for ``draws`` chain draws at each of ``sizes``, at least
-    (``DRAW_SECONDS`` (ℓ/2000)³ a draw; the law draws come on top)."""
-    return float(draws * sum(DRAW_SECONDS * (ell / 2000) ** 3 for ell in sizes))
+def look_seconds(sizes: Sequence[int], draws: int,
+                 law: Sequence[tuple[int, int]] = ()) -> float:
+    """One core's seconds for ``draws`` chain draws at each of ``sizes`` (``DRAW_SECONDS``
+    (ℓ/2000)³ a draw) and, where given, the law draws ``law`` ((ℓ, count) pairs,
+    ``LAW_DRAW_SECONDS`` (ℓ/2000)³ each); at least: the steps' own work comes on top."""
+    chain = draws * sum(DRAW_SECONDS * (ell / 2000) ** 3 for ell in sizes)
+    return float(chain + sum(n * LAW_DRAW_SECONDS * (ell / 2000) ** 3 for ell, n in law))
 
 
 def both(*regimes: Regime) -> Regime:

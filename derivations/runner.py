@@ -15,7 +15,7 @@ from collections.abc import Callable
 from contextlib import nullcontext
 from dataclasses import dataclass, field, replace
 
-from attnge import judging, ledger, parallel, regimes
+from attnge import judging, ledger, ledger_draws, parallel, regimes
 from attnge.context import Context, current, running
 from attnge.draw_store import DrawStore
 from attnge.judging import INCONCLUSIVE
@@ -211,15 +211,20 @@ def decide(steps: list[Step], params: Params, budget: float, progress=None,
     widths: dict[str, float] = {}          # a step's widest undecided value row, last look
     stalled: dict[str, str] = {}           # steps that more draws did not narrow, and why
     seen: dict[str, list] = {}             # a step's table rows at the last look
+    sized: dict[str, tuple[int, ...]] = {}     # steps whose last look was at larger sizes
     start = time.perf_counter()
+
+    sizes = params.sizes                   # the looks' sizes (larger after ``grow_sizes``)
 
     def look(draws: int, _z: float) -> tuple[str, bool]:
         nonlocal todo
         looks.append([s.id for s in todo])
         with judging.looking():
-            part = run(todo, replace(params, draws=draws), progress)
+            part = run(todo, replace(params, draws=draws, sizes=sizes), progress)
         for r in part.results:
             results[r.step.id] = (r, draws)
+            if sizes != params.sizes:
+                sized[r.step.id] = sizes
             width, rows = _open_width(r), [t.rows for t in r.tables]
             if seen.get(r.step.id) == rows:
                 stalled[r.step.id] = ("twice the draws per size changed none of its numbers: "
@@ -244,48 +249,46 @@ def decide(steps: list[Step], params: Params, budget: float, progress=None,
                     finished(r, draws)
         return (INCONCLUSIVE if todo else "decided"), bool(todo)
 
-    def at_larger_sizes(record: dict) -> str:
-        """One more look, at the sizes that put three inside the fits' regime
-        (``regimes.sizes_that_decide``) and the run's draws, for the steps still
-        INCONCLUSIVE, where it fits in what the budget leaves (estimated from the first
-        look's time, ℓ³ a draw, and at least ``regimes.look_seconds`` on this machine's
-        cores), in memory and in the looks; '' where it was taken, else why not."""
-        nonlocal todo
+    def grow_sizes(record: dict, stopped: str) -> tuple[str, str]:
+        """The steps still INCONCLUSIVE, looked at again at the sizes that put three inside
+        the fits' regime (``regimes.sizes_that_decide``), from the run's draws and growing
+        them as before (``judging.decide``, the looks left of ``LOOKS_MAX``), where the
+        first such look fits in what the budget leaves (its chain and law draws by
+        ``regimes.look_seconds`` on this machine's cores, and the first look's time for the
+        steps' own work), in memory and in the looks. Returns what stopped the looks
+        (``stopped``, the draws' looks', where none was taken) and why they were not taken
+        ('' where they were)."""
+        nonlocal todo, sizes
         undecided = [s for s in steps if s.id in results
                      and results[s.id][0].verdict == INCONCLUSIVE]
         larger = regimes.sizes_that_decide(params.beta, params.y, params.sizes)
         if not (undecided and larger):
-            return ""
-        cubes = sum(ell**3 for ell in larger) / sum(ell**3 for ell in params.sizes)
-        estimate = max(record["looks"][0]["seconds"] * cubes,
-                       regimes.look_seconds(larger, params.draws) / parallel.cores())
-        left = budget - (time.perf_counter() - start)
+            return stopped, ""
         grown = replace(params, sizes=larger)
-        if len(record["looks"]) >= judging.LOOKS_MAX:
-            return f"{judging.LOOKS_MAX} looks taken"
+        law = [(ell, ledger_draws.law_draws(grown, ell)) for ell in ledger_draws.law_sizes(grown)]
+        estimate = (record["looks"][0]["seconds"]     # the steps' own work, at most that
+                    + regimes.look_seconds(larger, params.draws, law) / parallel.cores())
+        left = budget - (time.perf_counter() - start)
+        taken = len(record["looks"])
+        if taken >= judging.LOOKS_MAX:
+            return stopped, f"{judging.LOOKS_MAX} looks taken"
         if estimate > left:
-            return f"it would take about {estimate:.0f} s here, {left:.0f} s of the budget left"
+            return stopped, (f"it would take about {estimate:.0f} s here, {left:.0f} s of "
+                             "the budget left")
         try:
             validate(undecided, grown)
         except ValueError as exc:
-            return str(exc)
-        todo = undecided
-        looks.append([s.id for s in todo])
-        began = time.perf_counter()
-        with judging.looking():
-            part = run(todo, grown, progress)
-        for r in part.results:
-            results[r.step.id] = (r, params.draws)
-            sized[r.step.id] = larger
-        todo = [s for s in todo if results[s.id][0].verdict == INCONCLUSIVE]
-        if finished is not None:
-            for r in part.results:
-                if r.verdict != INCONCLUSIVE:
-                    finished(r, params.draws)
-        record["looks"].append({"draws": params.draws, "sizes": list(larger),
-                                "verdict": INCONCLUSIVE if todo else "decided",
-                                "seconds": time.perf_counter() - began})
-        return ""
+            return stopped, str(exc)
+        todo, sizes = undecided, larger
+        for s in undecided:             # larger sizes are a new start for each of them
+            for kept_by in (stalled, widths, seen):
+                kept_by.pop(s.id, None)
+        more, stopped = judging.decide(look, params.draws, left, judging.LOOKS_MAX - taken)
+        for entry in more["looks"]:
+            entry["sizes"] = list(larger)
+        record["looks"] += more["looks"]
+        record["spent_s"] = time.perf_counter() - start
+        return stopped, ""
 
     def merged(record: dict, stopped: str, not_larger: str = "") -> Run:
         out = Run(params, [results[s.id][0] for s in steps if s.id in results],
@@ -311,10 +314,9 @@ def decide(steps: list[Step], params: Params, budget: float, progress=None,
         out.decided = record
         return out
 
-    sized: dict[str, tuple[int, ...]] = {}     # steps whose last look was at larger sizes
     try:
         record, stopped = judging.decide(look, params.draws, budget)
-        not_larger = at_larger_sizes(record)
+        stopped, not_larger = grow_sizes(record, stopped)
     except BaseException as err:
         partial = getattr(err, "partial_run", None)
         if partial is not None:

@@ -224,13 +224,16 @@ def test_a_run_outside_the_fits_regime_states_the_sizes_and_their_price():
 
 
 def test_a_look_at_larger_sizes_is_taken_where_the_budget_holds_it():
-    """β = 1.5 at ℓ ≤ 800, a step that only sizes inside the fits' regime decide: with a
-    budget for it, one more look at ℓ = 1600, 3200, 6400 and the run's draws decides it,
-    and the record names its sizes; with a budget too short, it says why not."""
+    """β = 1.5 at ℓ ≤ 800, a step that only sizes inside the fits' regime decide, and there
+    8 draws per size: with a budget for it, the looks go on at ℓ = 1600, 3200, 6400 from the
+    run's draws, doubling them until it is decided, and the record names its sizes; with a
+    budget too short, it says why not."""
     def check(params):
         table = Table("fake", ["a"])
-        if params.sizes[0] >= 1600:
-            table.add(["inside"], True)
+        if params.sizes[0] >= 1600:     # inside: 8 draws per size decide it
+            table.add([f"{params.draws} draws"], True if params.draws >= 8 else
+                      judging.INCONCLUSIVE,
+                      8 / params.draws)
         else:
             table.add([f"{judging.OUT_OF_REGIME}: sizes"], judging.INCONCLUSIVE,
                       judging.NO_DRAWS)
@@ -241,9 +244,10 @@ def test_a_look_at_larger_sizes_is_taken_where_the_budget_holds_it():
     seen = []
     out = runner.decide([step], params, 1e5, finished=lambda r, d: seen.append(r.verdict))
     record = out.decided
-    assert [look.get("sizes") for look in record["looks"]] == [None, [1600, 3200, 6400]]
-    assert record["steps"]["fake"] == {"draws": 2, "verdict": "PASS",
-                                       "sizes": [1600, 3200, 6400]}
+    larger = [1600, 3200, 6400]
+    assert [(look["draws"], look.get("sizes")) for look in record["looks"]] == \
+        [(2, None), (2, larger), (4, larger), (8, larger)]     # and its draws grown there
+    assert record["steps"]["fake"] == {"draws": 8, "verdict": "PASS", "sizes": larger}
     assert "sizes_needed" not in record and out.results[0].verdict == "PASS"
     assert seen == ["PASS"]                         # the step printed once, when decided
     short = runner.decide([step], params, 60.0).decided
