@@ -190,12 +190,13 @@ def decide(steps: list[Step], params: Params, budget: float, progress=None,
     size does.
 
     Then, where the run's sizes are outside the fits' regime and steps remain
-    INCONCLUSIVE, one more look runs them at the sizes that put three inside it
-    (``regimes.sizes_that_decide``) and the run's draws, where that fits in the budget, the
-    memory and the ``judging.LOOKS_MAX`` looks; it is judged at the same per-look thresholds.
+    INCONCLUSIVE, the looks go on for them at the sizes that put three inside it
+    (``regimes.sizes_that_decide``), from the run's draws and doubling them the same way,
+    where the first of those looks fits in the budget, the memory and the
+    ``judging.LOOKS_MAX`` looks (``grow_sizes``), at the same per-look thresholds.
 
     A step keeps the result of the look that decided it (PASS, FAIL, or INCONCLUSIVE where
-    only larger sizes could decide), or of the look at larger sizes; ``finished(result,
+    only larger sizes could decide), or its last look at larger sizes; ``finished(result,
     draws)`` is called as each is decided, and for the undecided once the looks end. The
     returned run's ``decided`` records the looks (with their sizes where larger), each
     step's draws per size, verdict and sizes where larger, the time spent, what stopped the
