@@ -171,21 +171,22 @@ def at(z: float) -> float:
 
 
 def decide(look: Callable[[int, float], tuple[str, bool]], draws: int, budget: float,
-           looks_max: int = LOOKS_MAX) -> tuple[dict, str]:
+           looks_max: int | None = None) -> tuple[dict, str]:
     """``--decide``: call ``look(n, z)`` (measure up to n draws per size, keeping those already
     measured, judge them at z, the per-look ``sequential_z(DECAY_Z, LOOKS_MAX)``, and return
     the verdict and whether more draws could decide it) at n = ``draws``, 2·draws, 4·draws, …
     while the verdict is INCONCLUSIVE
     and more draws could decide it, as long as the next look, its time estimated from the
     last one's (as many new draws as there are), fits in what ``budget`` (seconds) leaves,
-    at most ``looks_max`` looks (what a run's ``LOOKS_MAX`` leaves, where earlier looks took
-    the rest; their z stays that of ``LOOKS_MAX``).
+    at most ``looks_max`` looks (default ``LOOKS_MAX``; what a run's ``LOOKS_MAX`` leaves,
+    where earlier looks took the rest: their z stays that of ``LOOKS_MAX``).
 
     Returns the record of the looks (the budget, the per-look z, each look's draws, verdict
     and seconds, the time spent) and what stopped it short of a decision ('' where it
     decided or no number of draws could): the next look's draws and estimated time.
     """
     z = sequential_z(DECAY_Z, LOOKS_MAX)
+    looks_max = LOOKS_MAX if looks_max is None else looks_max
     looks, start, have, total, stopped = [], time.perf_counter(), 0, draws, ""
     while True:
         began = time.perf_counter()
