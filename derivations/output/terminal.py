@@ -169,11 +169,16 @@ def decided(record: dict) -> str:
             f"{time_text(need['core_seconds'] / cores)} on this machine's {cores} cores, "
             f"{time_text(need['core_seconds'] / 16)} on 16 Dask workers (--scheduler)"
             + (f"; not taken: {need['not_taken']}" if "not_taken" in need else ""))
+    larger = [sid for sid in open_ if "sizes" in record["steps"][sid]]
     if record["stopped"]:
         lines.append(f"  {record['stopped']} ({', '.join(open_)} undecided)")
-    elif open_:
-        lines.append(f"  {', '.join(open_)}: more draws do not decide; the rows say which "
-                     "sizes would (-v), and what one draw there costs")
+    elif larger:
+        lines.append(f"  {', '.join(larger)}: undecided at the larger sizes once the looks "
+                     "ended; the rows say what would decide them (-v)")
+    if not record["stopped"] and len(larger) < len(open_):
+        lines.append(f"  {', '.join(s for s in open_ if s not in larger)}: more draws do not "
+                     "decide; the rows say which sizes would (-v), and what one draw there "
+                     "costs")
     return "\n".join(lines) + "\n"
 
 
