@@ -166,8 +166,7 @@ def rate_row(table: Table, label: str, params: Params, values: list[np.ndarray],
         power, why, fields = rival.judged(width, limit)
         if ok and not power:        # the draws narrow t se, not the floor tol
             ok, text = INCONCLUSIVE, f"{text}; {why}"
-            needs = NO_DRAWS if rival.draws_factor(tol, limit) > 1 else \
-                rival.draws_factor(width, limit)
+            needs = rival.draws_factor(width, limit, tol)
         if slope.claim:
             table.values.append({"quantity": f"{label}, fitted slope", "estimate": rate.slope,
                                  "se": rate.se, "predicted": limit, "width": width,

@@ -231,14 +231,17 @@ class Rival:
                 if math.isfinite(factor) else "no number of draws rules it out")
         return False, f"detects ±{width:.3g}, needs at most {allowed:.3g}; {more}"
 
-    def draws_factor(self, width: float, predicted: float) -> float:
+    def draws_factor(self, width: float, predicted: float, floor: float = 0.0) -> float:
         """The factor of the draws that would give a check detecting ``width`` the power to
-        rule this rival out (its se falls as 1/√draws; 1 where it has it, ``NO_DRAWS`` where
-        the rival is the prediction).
+        rule this rival out (its se falls as 1/√draws; 1 where it has it). ``NO_DRAWS`` where
+        no number of draws does: the rival is the prediction, or the check's ``floor`` (a
+        tolerance that draws do not narrow) is wider than the power allows.
 
         .. math:: \\max\\big(1, (\\mathrm{width}/\\mathrm{allowed})^2\\big)
         """
         allowed = RIVAL_SHARE * abs(predicted - self.value)
+        if floor > allowed:
+            return NO_DRAWS
         if width <= allowed:
             return 1.0
         return (width / allowed) ** 2 if allowed > 0 else NO_DRAWS

@@ -222,6 +222,7 @@ def decide(steps: list[Step], params: Params, budget: float, progress=None,
         looks.append([s.id for s in todo])
         with judging.looking():
             part = run(todo, replace(params, draws=draws, sizes=sizes), progress)
+        reach = 2 ** (judging.LOOKS_MAX - len(looks))     # the draws the looks left reach
         for r in part.results:
             results[r.step.id] = (r, draws)
             if sizes != params.sizes:
@@ -235,7 +236,6 @@ def decide(steps: list[Step], params: Params, budget: float, progress=None,
                                       f"{widths[r.step.id]:.3g} to {width:.3g} (relative): "
                                       "their error is not the draws'; larger sizes would decide")
             seen[r.step.id], widths[r.step.id] = rows, width
-            reach = 2 ** (judging.LOOKS_MAX - len(looks))     # the draws the looks left reach
             if (len(looks) < judging.LOOKS_MAX and r.step.id not in stalled
                     and r.draws_could_decide() and not r.draws_could_decide(reach)):
                 need = r.draws_needed       # every row more draws could decide states one

@@ -151,9 +151,8 @@ def _location_row(table: Table, ell, errors: list[float], example: str,
     if rival is not None:
         power, why, extra = rival.judged(detectable, 0.0)
         if ok and not power:    # the draws narrow t se, not the floor LOCATION_TOL
-            needs = rival.draws_factor(detectable, 0.0)
-            if rival.draws_factor(LOCATION_TOL, 0.0) > 1:
-                needs = judging.NO_DRAWS
+            needs = rival.draws_factor(detectable, 0.0, LOCATION_TOL)
+            if needs == judging.NO_DRAWS:
                 why = (f"cannot rule out {rival.name} ({rival.value:.6g}): no number of draws "
                        f"does, its floor {LOCATION_TOL:g} being wider than "
                        f"{judging.RIVAL_SHARE:g} of the distance to it")

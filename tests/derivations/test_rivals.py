@@ -65,3 +65,16 @@ def test_a_chain_step_whose_distance_cannot_tell_a_plateau_is_inconclusive():
                  if v == INCONCLUSIVE]
     assert "||M0 - Y||_F / sqrt(ell)" in undecided
     assert any(label.startswith("|m_4(M0) - m_4(Y)|") for label in undecided)
+
+
+def test_the_draws_a_rival_needs_and_a_floor_that_draws_do_not_narrow():
+    """Ruling out a rival 1 away allows ±0.5: a check detecting ±1 needs 4x the draws; one
+    whose tolerance floor is 0.6 can be ruled out by no number of draws."""
+    from attnge import judging
+
+    rival = judging.Rival(0.0, "r")
+    assert judging.RIVAL_SHARE == 0.5
+    assert rival.draws_factor(1.0, 1.0) == pytest.approx(4.0)
+    assert rival.draws_factor(0.4, 1.0) == 1.0
+    assert rival.draws_factor(0.4, 1.0, floor=0.6) == judging.NO_DRAWS
+    assert rival.draws_factor(0.1, 0.0) == judging.NO_DRAWS          # the rival is the prediction
