@@ -94,8 +94,9 @@ class Slope:
     most ``RIVAL_SHARE`` of the distance to it is INCONCLUSIVE (``Rival.power``)."""
     claim: bool = False
     """The row is its step's claim: its rival is the step's, recorded for
-    ``StepResult.rival_ruled_out`` (a step whose claim does not rule it out is INCONCLUSIVE);
-    else the rival decides the row only."""
+    ``StepResult.rival_ruled_out`` (a step whose claim does not rule it out, or cannot be
+    fitted at sizes outside its regime, is INCONCLUSIVE); else the rival decides the row
+    only."""
 
 
 PLATEAU = Rival(0.0, "a plateau (slope 0: the difference does not vanish, as between two "
@@ -132,6 +133,9 @@ def rate_row(table: Table, label: str, params: Params, values: list[np.ndarray],
         cells = [pm(*mean_se(v)) for v in values]
         table.add([label, *cells, "", fmt(predicted, 3),
                    f"{OUT_OF_REGIME}: {regime.why}; {regime.need_text}"], INCONCLUSIVE, NO_DRAWS)
+        if slope.claim and slope.rival is not None:     # nothing here rules the rival out
+            table.values.append({"quantity": f"{label}, fitted slope", "passed": INCONCLUSIVE,
+                                 **slope.rival.record(False)})
         return stats.Rate(float("nan"), float("nan"))
     limit = predicted if slope.limit is None else slope.limit
     cells = [f"{pm(*mean_se(v))} (not fitted)" for v in values[:first]]

@@ -78,3 +78,25 @@ def test_the_draws_a_rival_needs_and_a_floor_that_draws_do_not_narrow():
     assert rival.draws_factor(0.4, 1.0) == 1.0
     assert rival.draws_factor(0.4, 1.0, floor=0.6) == judging.NO_DRAWS
     assert rival.draws_factor(0.1, 0.0) == judging.NO_DRAWS          # the rival is the prediction
+
+
+def test_a_chain_step_whose_distance_is_outside_its_regime_does_not_pass():
+    """At sizes outside the distance's regime nothing rules the plateau out: the step is
+    INCONCLUSIVE, not a PASS on its other rows (YQ-YlinQ at beta = 1.5 said PASS)."""
+    import numpy as np
+
+    from attnge import evidence as ev
+    from attnge import regimes as rg
+    from attnge.runner import StepResult
+    from attnge.step import Step
+
+    table = ev.rate_table("t", Params(sizes=(250, 500, 1000), draws=2))
+    ev.rate_row(table, "d", Params(sizes=(250, 500, 1000), draws=2), [np.ones(2)] * 3,
+                ev.Slope(-0.5, "at most", rival=ev.PLATEAU, claim=True),
+                regime=rg.Regime((False, False, False), "too small", 2000))
+    other = ev.rate_table("u", Params(sizes=(250, 500, 1000), draws=2))
+    other.add(["identity", "", "", "", "", "", ""], True)
+    step = Step(id="s", title="", claim="", latex=lambda: "", derive=lambda p: {},
+                check=lambda p: [], method="", failure="")
+    result = StepResult(step, {}, [table, other], 0.0)
+    assert result.rival_ruled_out is False and result.verdict == INCONCLUSIVE
