@@ -166,19 +166,40 @@ def rate_row(table: Table, label: str, params: Params, values: list[np.ndarray],
         text = f"slope <= {limit:g} + {width:.2g}"
     needs = None
     if judged and slope.rival is not None:
-        rival = slope.rival
-        power, why, fields = rival.judged(width, limit)
-        if ok and not power:        # the draws narrow t se, not the floor tol
-            ok, text = INCONCLUSIVE, f"{text}; {why}"
-            needs = rival.draws_factor(width, limit, tol)
-        if slope.claim:
-            table.values.append({"quantity": f"{label}, fitted slope", "estimate": rate.slope,
-                                 "se": rate.se, "predicted": limit, "width": width,
-                                 "passed": ok, **fields})
+        ok, why, needs = slope_rival(table, label, rate, ok, width, limit, slope)
+        text += f"; {why}" if why else ""
     table.add([label, *cells, pm(rate.slope, rate.se), fmt(predicted, 3),
                (text if judged else f"reported ({text})") + note], ok if judged else None,
               needs)
     return rate
+
+
+def slope_rival(table: Table, label: str, rate: stats.Rate, ok: bool, width: float,
+                limit: float, slope: Slope) -> tuple[bool | str, str, float | None]:
+    r"""Judge a fitted slope's power against ``slope.rival``: (verdict, why an agreeing row
+    lacks the power ('' where it has it), the draws factor that would give it).
+    A claim row records its rival for ``StepResult.rival_ruled_out``.
+
+    The point the rival must be told from is the predicted slope, or, for a bound ("at
+    most", "at least") whose fitted slope lies beyond it, away from the rival, the fitted
+    slope: a moment difference falling as ℓ^{-0.93 ± 0.065} against the bound −1/2 is told
+    from a plateau by 0.93, not by the bound's 0.5.
+
+    .. math:: \mathrm{width} \le \mathrm{RIVAL\_SHARE}\,|\mathrm{point} - \mathrm{rival}|
+    """
+    rival, needs, why = slope.rival, None, ""
+    point = limit
+    if slope.rule != "agree" and abs(rate.slope - rival.value) > abs(limit - rival.value):
+        point = rate.slope      # a bound met with room: the slope is what the rival must miss
+    power, lacks, fields = rival.judged(width, point, rate.dof, at(RATE_Z))
+    if ok is True and not power:        # the draws narrow t se, not the floor tol
+        ok, why = INCONCLUSIVE, lacks
+        needs = rival.draws_factor(width, point, slope.tol, rate.dof, at(RATE_Z))
+    if slope.claim:
+        table.values.append({"quantity": f"{label}, fitted slope", "estimate": rate.slope,
+                             "se": rate.se, "predicted": limit, "width": width,
+                             "passed": ok, **fields})
+    return ok, why, needs
 
 
 def identity_table(sweep: Sweep, names: list[str]) -> Table:
@@ -428,10 +449,10 @@ def value_row(table: Table, label: str, measured: Estimate, predicted: float, ho
     rival_fields, needs = {}, None
     if rival is not None:
         width = stats.t_critical(at(VALUE_Z), dof) * se
-        power, why, rival_fields = rival.judged(width, predicted)
+        power, why, rival_fields = rival.judged(width, predicted, dof, at(VALUE_Z))
         if judged and ok and not power:
             verdict, how = INCONCLUSIVE, f"{how}; {why}"
-            needs = rival.draws_factor(width, predicted)
+            needs = rival.draws_factor(width, predicted, dof=dof, z=at(VALUE_Z))
     table.add([label, pm(estimate, se), fmt(predicted, 8), fmt(z, 3), how,
                f"{100 * det:.2g}%"], verdict, needs)
     value = {"quantity": label, "estimate": estimate, "se": se, "dof": dof,
@@ -458,6 +479,14 @@ def extrapolated(sizes, values: list[np.ndarray], powers: tuple[float, ...]) -> 
                              powers[:max(1, len(sizes) - 2)])
 
 
+def _unfitted_rival(table: Table, label: str, rival: Rival | None) -> None:
+    """A row that exists to reject ``rival`` and could not be fitted has not ruled it out:
+    its record says so, and its step cannot PASS on its other rows
+    (``StepResult.rival_ruled_out``)."""
+    if rival is not None:
+        table.values.append({"quantity": label, "passed": INCONCLUSIVE, **rival.record(False)})
+
+
 def limit_row(table: Table, label: str, sizes, values: list[np.ndarray],
               target: Extrapolation, regime=None) -> stats.Limit | None:
     """Fit the ℓ → ∞ value of ``values`` and judge it by ``target``.
@@ -474,6 +503,7 @@ def limit_row(table: Table, label: str, sizes, values: list[np.ndarray],
             table.add([label, f"{pm(mean, se)} at {max(sizes)}", fmt(predicted, 8), "",
                        f"{OUT_OF_REGIME}: {regime.why}; {regime.need_text}", ""], INCONCLUSIVE,
                       NO_DRAWS)
+            _unfitted_rival(table, label, target.rival)
             return None
         if first:
             sizes, values = list(sizes)[first:], list(values)[first:]
@@ -484,6 +514,7 @@ def limit_row(table: Table, label: str, sizes, values: list[np.ndarray],
         why = (f"not fitted: a draw or its spread {OVERFLOW} at ell = "
                + ", ".join(map(str, bad)))
         table.add([label, "", fmt(predicted, 8), "", why, ""], INCONCLUSIVE, NO_DRAWS)
+        _unfitted_rival(table, label, target.rival)
         return None
     limit = extrapolated(sizes, values, target.powers)
     value_row(table, label, Estimate(limit.value, limit.se, limit.dof), predicted, fit_text(limit),

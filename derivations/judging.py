@@ -170,6 +170,15 @@ def at(z: float) -> float:
     return at_looks(z, _LOOKS.get())
 
 
+def reach(looks_taken: int) -> int:
+    r"""The factor of the draws that the looks left after ``looks_taken`` reach (each doubles
+    them): a row that states it needs more is not grown.
+
+    .. math:: 2^{\mathrm{LOOKS\_MAX} - k}
+    """
+    return 2 ** (LOOKS_MAX - looks_taken)
+
+
 def decide(look: Callable[[int, float], tuple[str, bool]], draws: int, budget: float,
            looks_max: int | None = None) -> tuple[dict, str]:
     """``--decide``: call ``look(n, z)`` (measure up to n draws per size, keeping those already
@@ -216,40 +225,64 @@ class Rival:
     value: float
     name: str
 
-    def power(self, width: float, predicted: float) -> tuple[bool, str]:
+    def power(self, width: float, predicted: float, dof: float = math.inf,
+              z: float | None = None) -> tuple[bool, str]:
         """Whether a check detecting ``width`` (absolute) rules this rival out, and where it
-        does not, what it lacks and the draws that would give it (its se falls as 1/√draws).
+        does not, what it lacks and the draws that would give it (``draws_factor``).
 
         .. math:: \\mathrm{width} \\le \\mathrm{RIVAL\\_SHARE}\\,|\\mathrm{predicted}
                   - \\mathrm{value}|
         """
         allowed = RIVAL_SHARE * abs(predicted - self.value)
-        factor = self.draws_factor(width, predicted)
+        factor = self.draws_factor(width, predicted, dof=dof, z=z)
         if factor <= 1:
             return True, ""
         more = (f"about {math.ceil(factor)}x the draws would rule it out"
                 if math.isfinite(factor) else "no number of draws rules it out")
         return False, f"detects ±{width:.3g}, needs at most {allowed:.3g}; {more}"
 
-    def draws_factor(self, width: float, predicted: float, floor: float = 0.0) -> float:
-        """The factor of the draws that would give a check detecting ``width`` the power to
-        rule this rival out (its se falls as 1/√draws; 1 where it has it). ``NO_DRAWS`` where
-        no number of draws does: the rival is the prediction, or the check's ``floor`` (a
-        tolerance that draws do not narrow) is wider than the power allows.
+    def draws_factor(self, width: float, predicted: float, floor: float = 0.0,
+                     dof: float = math.inf, z: float | None = None) -> float:
+        """The factor f of the draws that would give a check detecting ``width`` the power to
+        rule this rival out (1 where it has it). ``NO_DRAWS`` where no number of draws
+        does: the rival is the prediction, or the check's ``floor`` (a tolerance that draws
+        do not narrow) is wider than the power allows.
 
-        .. math:: \\max\\big(1, (\\mathrm{width}/\\mathrm{allowed})^2\\big)
+        Its se falls as 1/√f; where ``width`` is t_z·se with ``dof`` degrees of freedom
+        (``z`` given), the dof grow with the draws too, (dof + 1)f − 1, and the t quantile
+        falls with them: with two draws (1 dof) t at |z| = 4 is about 100 times z's, and
+        (width/allowed)² alone would ask for 10⁴ times the draws that 4 or 8 times give.
+
+        .. math:: \\min\\{f \\ge 1 : t_z((\\mathrm{dof} + 1)f - 1)\\,\\mathrm{se}
+                  /\\sqrt{f} \\le \\mathrm{allowed}\\}
         """
         allowed = RIVAL_SHARE * abs(predicted - self.value)
         if floor > allowed:
             return NO_DRAWS
         if width <= allowed:
             return 1.0
-        return (width / allowed) ** 2 if allowed > 0 else NO_DRAWS
+        if allowed <= 0:
+            return NO_DRAWS
+        if z is None or math.isinf(dof):
+            return (width / allowed) ** 2
+        se = width / stats.t_critical(z, dof)
 
-    def judged(self, width: float, predicted: float) -> tuple[bool, str, dict]:
+        def wide(f: float) -> bool:
+            return stats.t_critical(z, (dof + 1) * f - 1) * se / math.sqrt(f) > allowed
+
+        low, high = 1.0, (width / allowed) ** 2     # at high the t quantile only fell
+        for _ in range(60):                          # bisection on log f, to 1e-6 relative
+            if high / low < 1 + 1e-6:
+                break
+            mid = math.sqrt(low * high)
+            low, high = (mid, high) if wide(mid) else (low, mid)
+        return high
+
+    def judged(self, width: float, predicted: float, dof: float = math.inf,
+               z: float | None = None) -> tuple[bool, str, dict]:
         """``power`` as a row reports it: whether it rules the rival out, why not ('' where
         it does) and the fields its value record carries (``record``)."""
-        power, lacks = self.power(width, predicted)
+        power, lacks = self.power(width, predicted, dof, z)
         why = "" if power else f"cannot rule out {self.name} ({self.value:.6g}): {lacks}"
         return power, why, self.record(power)
 
@@ -262,4 +295,4 @@ __all__ = ["BREAKS", "CROSSING_Z", "DECAY_Z", "ERROR", "HOLDS", "INCONCLUSIVE",
            "LOOKS_MAX", "MORE_NODES", "NO_DRAWS", "OUT_OF_REGIME", "OVERFLOW", "PLATEAU_SLOPE",
            "RATE_Z", "READING_Z", "REFUSED", "RIVAL_SHARE", "Rival", "SIGN_Z", "SIZE_Z",
            "SLOPE_TOLERANCE", "VALUE_Z", "Verdict", "Z_MAX", "at", "at_looks", "decay_z", "decide",
-           "detectable", "looking", "sequential_z", "verdict_text"]
+           "detectable", "looking", "reach", "sequential_z", "verdict_text"]

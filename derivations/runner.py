@@ -222,7 +222,7 @@ def decide(steps: list[Step], params: Params, budget: float, progress=None,
         looks.append([s.id for s in todo])
         with judging.looking():
             part = run(todo, replace(params, draws=draws, sizes=sizes), progress)
-        reach = 2 ** (judging.LOOKS_MAX - len(looks))     # the draws the looks left reach
+        reach = judging.reach(len(looks))
         for r in part.results:
             results[r.step.id] = (r, draws)
             if sizes != params.sizes:

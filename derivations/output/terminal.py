@@ -10,11 +10,11 @@ catch) and its seconds.
 from __future__ import annotations
 
 import math
-import os
 import re
 
 from pylatexenc.latex2text import LatexNodes2Text
 
+from attnge import parallel
 from attnge.judging import INCONCLUSIVE
 from attnge.output.report import markdown_table, summary
 from attnge.regimes import time_text
@@ -160,7 +160,7 @@ def decided(record: dict) -> str:
                      + (f"; {s['stalled']}" if "stalled" in s else ""))
     if "sizes_needed" in record:
         need = record["sizes_needed"]
-        cores = os.cpu_count() or 1
+        cores = parallel.cores()        # as runner.decide prices the look
         lines.append(
             f"  {', '.join(need['steps'])}: these sizes are outside the fits' regime; ell = "
             f"{', '.join(map(str, need['sizes']))} (--sizes) would put three inside it, and a "

@@ -6,6 +6,8 @@ MHA⊥MHA⊥ᵀ) tends to ν_{∞,h} ⊠ MP_{1/γ_V} ⊠ π_{γ_O}, the same for
 values (multi-query); with K = V tied, to D_{1/γ_V}π(μ_KV, h) ⊠ π_{γ_O}. The Gaussian model
 n^{-1/2}MHA^G on the same Q, K, V, W^O has the same limit, and the two spectra meet on every
 draw. Moments by two routes (stated free products, the Gaussian matrix model), edges by two.
+The claim is the layer's m₂/m₁² − 1 for each way of sharing: the step PASSes only where it
+would have rejected the same layer on i.i.d. surrogate heads (θ₂ = 0).
 """
 
 from __future__ import annotations
@@ -126,12 +128,28 @@ def routes_table(params: Params) -> Table:
     return table
 
 
+@lru_cache(maxsize=8)
+def surrogate_ratio(b_value: float, y_value: float, heads: int, sharing: str) -> judging.Rival:
+    """The rival of the layer's claim: m₂/m₁² − 1 of the same layer on i.i.d. surrogate
+    heads (θ₂ = 0), which misses the output law's by θ₂²/(γ_Kθ₁²) for independent heads
+    (docs/math.md §7)."""
+    g = heads / sp.Rational(str(y_value))          # γ_K = γ_V = γ_O = h/y, as ``routes``
+    m = mh.law_moments("output", 2, ex.thetas(b_value)[0], 0, heads, g, g, g, LAWS[sharing])
+    return judging.Rival(float(m[1] / m[0] ** 2 - 1),
+                         "the layer on i.i.d. surrogate heads (theta2 = 0)")
+
+
 def _moment_rows(table: Table, draws: dict, key: str, label: str, law: list[float],
                  sizes: list[int], regime: rg.Regime | None) -> None:
     for q in range(1, K + 1):
         ev.limit_row(table, f"m_{q}({label}), n -> inf", sizes,
                      ev.per_size(draws, lambda d, q=q: d.moments(key, K)[q - 1]),
                      ev.Extrapolation(law[q - 1], FULL_POWERS), regime=regime)
+
+
+def _spread(m: list[float]) -> float:
+    """m₂/m₁² − 1 of moments m₁, m₂."""
+    return m[1] / m[0] ** 2 - 1
 
 
 def values_table(params: Params, sharing: str, draws: dict) -> Table:
@@ -150,6 +168,12 @@ def values_table(params: Params, sharing: str, draws: dict) -> Table:
                       [go * ex.thetas(params.beta)[0] for go in g], "n")
     mass = rg.mass(params.beta, params.y, sizes)    # the softmax heads' rows: their regime
     _moment_rows(table, draws, "softmax", "MHA_perp", law, sizes, mass)
+    # the claim: the ratio cancels the output's scale, which V and W^O make fluctuate
+    ev.limit_row(table, "m_2/m_1^2 - 1 (MHA_perp), n -> inf", sizes,
+                 ev.per_size(draws, lambda d: _spread(d.moments("softmax", 2))),
+                 ev.Extrapolation(_spread(law), FULL_POWERS,
+                                  rival=surrogate_ratio(params.beta, params.y, params.heads,
+                                                        sharing)), regime=mass)
     _moment_rows(table, draws, "gaussian", "n^-1/2 MHA^G", law, sizes, None)
     for q in range(1, K + 1):
         ev.limit_row(table, f"m_{q}(MHA_perp) - m_{q}(n^-1/2 MHA^G), same weights, n -> inf",
@@ -216,7 +240,10 @@ STEP = Step(
             f"of both and their difference on the same weights fitted to n -> inf "
             f"({powers_text(FULL_POWERS, 'n')}) against the law (and 0); the "
             "relative W1 and Kolmogorov distance between the two spectra against n with "
-            "fitted slopes."),
+            "fitted slopes. The layer's m_2/m_1^2 - 1 (fitted to n -> inf; the ratio cancels "
+            "the scale that V and W^O make fluctuate) is the claim: each way of sharing passes "
+            "only with the power to reject the same layer on i.i.d. surrogate heads (theta2 = "
+            "0; at most half the gap detectable), and the step is INCONCLUSIVE without it."),
     failure=(f"routes disagreeing (moments not equal, a sanity value failing, fewer than "
              f"{MIN_EDGE_DIGITS} digits for an edge), a value more than {judging.VALUE_Z:g} se "
              f"(normal scale) from its prediction, or a distance decaying slower than "

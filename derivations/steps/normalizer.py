@@ -34,6 +34,9 @@ EXPANSION_ORDERS = (1, 2)
 EXPANSION_STEPS = 4      # d_qk = d_0, 10 d_0, … from d_0 in the expansion's regime
 NEXT_TERM_TOLERANCE = 0.01
 RATE_TOLERANCE = 0.1    # the ε of O(ℓ^{−1/2+ε}), in the exponent
+CONCENTRATION = ev.Slope(-0.5, "agree", RATE_TOLERANCE, rival=ev.PLATEAU, claim=True)
+"""The claim's rule: max_i |D_ii − 1| decays as ℓ^{−1/2}, with the power to rule out a
+normalizer that does not concentrate (a plateau)."""
 SAMPLED = {             # statistic of the D_ii of one matrix → (label, exact expectation, p)
     "mean": ("E D_ii", "mean", 1),
     "variance": ("sample variance of D_ii (= Var - Cov)", "sample_variance_mean", 2),
@@ -194,7 +197,8 @@ def sampled_tables(params: Params) -> list[Table]:
             ev.z_combined(moments, [label, "all", "", "", ""], label, zs, rse)
 
     conc = Table("Concentration: max_i |D_ii - 1| against ell (pass: fitted slope within "
-                 f"max(t_4 se, {RATE_TOLERANCE}) of -1/2, t_4 at the slope error's dof)",
+                 f"max(t_4 se, {RATE_TOLERANCE}) of -1/2, t_4 at the slope error's dof, that "
+                 f"width at most {judging.RIVAL_SHARE:g} of the way to a plateau's 0)",
                  ["ell", "d_qk", "max_i |D_ii - 1| ± se", "sd(D_ii) (exact)",
                   "max / (sd sqrt(2 log ell))"])
     means, ses = [], []
@@ -214,12 +218,18 @@ def sampled_tables(params: Params) -> list[Table]:
     # the largest D_ii is a degree-2 tail event: read where a draw reaches the scores that
     # carry E f(S)² (at β = 2 none of ℓ = 250 … 2000 does, and the max grew with ℓ)
     reg = rg.tails(params.beta, params.y, list(params.sizes))
+    label = "max_i |D_ii - 1|"
     if all(reg.inside):
-        conc.add(["fitted slope", "", pm(rate.slope, rate.se), "predicted -1/2", ""],
-                 rate.agrees(-0.5, z=judging.at(judging.RATE_Z), floor=RATE_TOLERANCE))
+        width = rate.width(judging.at(judging.RATE_Z), RATE_TOLERANCE)
+        ok, why, needs = ev.slope_rival(conc, label, rate, rate.agrees(-0.5, z=judging.at(
+            judging.RATE_Z), floor=RATE_TOLERANCE), width, -0.5, CONCENTRATION)
+        conc.add(["fitted slope", "", pm(rate.slope, rate.se), "predicted -1/2", why], ok,
+                 needs)
     else:
         conc.add(["fitted slope", "", pm(rate.slope, rate.se), "predicted -1/2",
                   f"{OUT_OF_REGIME}: {reg.why}; {reg.need_text}"], INCONCLUSIVE, NO_DRAWS)
+        conc.values.append({"quantity": f"{label}, fitted slope", "passed": INCONCLUSIVE,
+                            **ev.PLATEAU.record(False)})
     return [moments, conc]
 
 
@@ -251,7 +261,9 @@ STEP = Step(
             "size against their exact expectations (two-way jackknife standard errors; the "
             "sample variance of one matrix has expectation Var D_ii - Cov(D_ii, D_i'i') "
             "because rows share the keys); max_i |D_ii - 1| at increasing ell with a fitted "
-            "log-log slope beside -1/2."),
+            "log-log slope beside -1/2, which is the claim: it passes only when its width "
+            "rules out a normalizer that does not concentrate (slope 0), and the step is "
+            "INCONCLUSIVE without it."),
     failure=(f"fewer than {MIN_DIGITS} digits, an expansion residual decaying at the wrong "
              f"rate, a sampled statistic more than {Z_MAX:g} standard errors from its exact "
              "value (at one size or combined; tested only where d_qk > (4p)^2 b^2 for a "

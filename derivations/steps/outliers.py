@@ -149,9 +149,10 @@ def _location_row(table: Table, ell, errors: list[float], example: str,
     ok = abs(mean) <= detectable
     verdict, shown, extra, needs = ok, f"{100 * detectable:.2g}%", {}, None
     if rival is not None:
-        power, why, extra = rival.judged(detectable, 0.0)
+        z = judging.at(judging.VALUE_Z)
+        power, why, extra = rival.judged(detectable, 0.0, n - 1, z)
         if ok and not power:    # the draws narrow t se, not the floor LOCATION_TOL
-            needs = rival.draws_factor(detectable, 0.0, LOCATION_TOL)
+            needs = rival.draws_factor(detectable, 0.0, LOCATION_TOL, n - 1, z)
             if needs == judging.NO_DRAWS:
                 why = (f"cannot rule out {rival.name} ({rival.value:.6g}): no number of draws "
                        f"does, its floor {LOCATION_TOL:g} being wider than "

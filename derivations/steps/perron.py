@@ -75,7 +75,7 @@ def check(params: Params) -> list[Table]:
                 ev.Slope(-1.0, "agree", 0.3), sizes=sizes, regime=mass)
     second = ev.rate_table("s_2(A) against ell (the chain draws)", params)
     ev.rate_row(second, "s_2(A)", params, ev.per_size(sw, lambda m: m.perron.s2),
-                ev.Slope(-0.5, "agree", 0.1), regime=full)
+                ev.Slope(-0.5, "agree", 0.1, rival=ev.PLATEAU, claim=True), regime=full)
     identities = ev.identity_table(sw, ["rows_sum_to_one", "frobenius"])
     return [values_table(params, law, limit), rates, second, identities, order]
 
@@ -93,7 +93,10 @@ STEP = Step(
             "1 + E m_1 at each ell, ||A||_F^2 and s_1(A) fitted to ell -> inf against e^(b^2) "
             "and 1, each with the relative error it detects; s_1(A) - 1, s_2(A) (chain draws) "
             "and | ||A||_F^2 - e^(b^2) | against ell with fitted slopes; code sanity checks: "
-            "the identities A 1 = 1, ||A||_F^2 = 1 + ||A_perp||_F^2 and interlacing."),
+            "the identities A 1 = 1, ||A||_F^2 = 1 + ||A_perp||_F^2 and interlacing. The "
+            "decay of s_2(A) is the claim (one Perron direction above a vanishing bulk): it "
+            "passes only when its slope rules out a plateau (width at most 1/4), and the step "
+            "is INCONCLUSIVE without it."),
     failure=(f"a value more than {judging.VALUE_Z:g} se (normal scale) from its prediction, "
              "a slope away from its prediction (-1, -1/2, -1), or a code sanity check failing (an "
              "identity residual above 1e-10, interlacing violated)."),

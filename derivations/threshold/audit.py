@@ -27,7 +27,7 @@ from attnge.provenance import provenance
 from attnge.run_config import THRESHOLD, configure
 from attnge.step import Table
 from attnge.theory.inputs import number
-from attnge.threshold.fit import DECISIVE, DRAWS_PER_POINT, Quantity
+from attnge.threshold.fit import DECISIVE, Quantity
 from attnge.threshold.modes import Mode, mode_named
 
 REPRODUCIBLE_RTOL = 1e-9
@@ -310,26 +310,28 @@ def decide(sweep: Sweep, folder: str | Path | None, budget: float,
     """``attnge threshold --decide``: judge the sweep at the per-look thresholds
     (``judging.looking``: a crossing's and a sign's z 2 → 2.67, a reading's 3 → 3.51, a
     mean's and a slope's 4 → 4.41) and, while a judged row is INCONCLUSIVE for want of
-    draws (it names the draws per point that would decide it; a row that needs another grid
-    or larger sizes is not grown), double the draws per point, those measured or stored
-    kept, within ``budget`` seconds (``judging.decide``). Returns the last look's sweep,
-    quantities and tables, the record of the looks and what stopped them."""
+    draws (its table's ``needs``: the factor of the draws per point that it states would
+    decide it, within what the looks left reach, ``judging.reach``; a row that needs
+    another grid or larger sizes is not grown), double the draws per point, those measured
+    or stored kept, within ``budget`` seconds (``judging.decide``). Returns the last look's
+    sweep, quantities and tables, the record of the looks and what stopped them."""
     done: dict[str, dict[str, float]] = {}
     last: list = []
+    taken = 0
 
     def look(draws: int, _z: float) -> tuple[str, bool]:
-        nonlocal done
+        nonlocal done, taken
         grown = replace(sweep, draws=draws)
         with judging.looking():
             done = run(grown, folder, progress, warn, done)
             found = quantities(grown, done)
             tabs = tables(grown, found)
         last[:] = [grown, found, tabs]
+        taken += 1
         verdicts = [v for t in tabs for v in t.verdicts if v is not None]
         if False in verdicts:
             return "FAIL", False
-        more = any(v == INCONCLUSIVE and DRAWS_PER_POINT in str(row[-1])
-                   for t in tabs for row, v in zip(t.rows, t.verdicts))
+        more = any(t.draws_could_decide(judging.reach(taken)) for t in tabs)
         return (INCONCLUSIVE if INCONCLUSIVE in verdicts else "PASS"), more
 
     record, stopped = judging.decide(look, sweep.draws, budget)
@@ -361,7 +363,8 @@ def threshold_table(sweep: Sweep, found: list[Quantity], judge: bool = True) -> 
         judged = judge and qt.name in mode.judged
         table.add([*cells, "" if qt.measured is None else f"{qt.measured:.4g}",
                    "" if qt.uncertainty is None else f"{qt.uncertainty:.2g}", qt.bracket,
-                   qt.decide if judged else ""], qt.verdict if judged else None)
+                   qt.decide if judged else ""], qt.verdict if judged else None,
+                  qt.needs if judged else None)
     return table
 
 

@@ -25,6 +25,7 @@ import numpy as np
 from attnge.judging import (
     CROSSING_Z,
     INCONCLUSIVE,
+    NO_DRAWS,
     RATE_Z,
     SIGN_Z,
     SIZE_Z,
@@ -35,9 +36,11 @@ from attnge.numerics import stats
 
 DECISIVE = 0.1          # a threshold is decided when its uncertainty is at most this
 DRAWS_PER_POINT = "draws per point"
-"""How a row that more draws per grid point would decide says so (``audit.decide`` grows
-those)."""
+"""How a row that more draws per grid point would decide says so; the factor it states is
+its table's ``needs`` (``audit.decide`` grows those within the looks' reach)."""
 DRAW_FACTORS = (2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64)   # more draws tried by ``to_decide``
+BEYOND_FACTORS = 2 * DRAW_FACTORS[-1]
+"""The factor a row states where none of ``DRAW_FACTORS`` decides it: more than the last."""
 
 
 def means(records: list[list[dict]], sizes, name: str, typical: bool = False
@@ -137,21 +140,22 @@ def crossing(grid: tuple[float, ...], rates: list[stats.Rate], upward: bool
                         f"{edge:g})"
 
 
-def to_decide(grid, rates: list[stats.Rate], upward: bool, draws: int) -> str:
-    """What would bring a crossing's uncertainty to ``DECISIVE``, from the measured variance:
-    the draws per point (each slope's se shrinks as 1/√draws and its degrees of freedom
-    grow as draws, the slopes kept), else a finer grid where the model error alone
-    exceeds it."""
+def to_decide(grid, rates: list[stats.Rate], upward: bool, draws: int
+              ) -> tuple[str, float]:
+    """What would bring a crossing's uncertainty to ``DECISIVE``, from the measured variance,
+    and the factor of the draws it states (``NO_DRAWS`` where draws do not): the draws per
+    point (each slope's se shrinks as 1/√draws and its degrees of freedom grow as draws,
+    the slopes kept), else a finer grid where the model error alone exceeds it."""
     for factor in DRAW_FACTORS:
         scaled = [stats.Rate(r.slope, r.se / math.sqrt(factor), r.dof * factor)
                   for r in rates]
         x, unc, _ = crossing(grid, scaled, upward)
         if x is not None and unc <= DECISIVE:
-            return f"needs ~{factor * draws} {DRAWS_PER_POINT}"
+            return f"needs ~{factor * draws} {DRAWS_PER_POINT}", float(factor)
     x, unc, where = crossing(grid, [stats.Rate(r.slope, 0.0) for r in rates], upward)
     if x is not None and unc > DECISIVE:
-        return f"needs a finer grid {where} (model error {unc:.2g})"
-    return f"needs over {DRAW_FACTORS[-1] * draws} {DRAWS_PER_POINT}"
+        return f"needs a finer grid {where} (model error {unc:.2g})", NO_DRAWS
+    return f"needs over {DRAW_FACTORS[-1] * draws} {DRAWS_PER_POINT}", float(BEYOND_FACTORS)
 
 
 @dataclass
@@ -283,24 +287,26 @@ class Quantity:
         return any((r.slope + r.width(at(SIGN_Z)) < 0) if negative else
                    (r.slope - r.width(at(SIGN_Z)) >= 0) for _, r in self._signs_past(target))
 
-    def _draws_for_a_sign(self, target: float) -> str:
+    def _draws_for_a_sign(self, target: float) -> tuple[str, float]:
         """About how many draws per point make known the sign of the clearest slope past
-        the target (its se shrinks as 1/√draws)."""
+        the target (its se shrinks as 1/√draws), and that factor of the draws."""
         past = [r for _, r in self._signs_past(target) if r.se > 0]
         if not past:
-            return "needs a grid that reaches past the prediction"
+            return "needs a grid that reaches past the prediction", NO_DRAWS
         best = max(past, key=lambda r: abs(r.slope) / r.se)
         if best.slope == 0:
-            return f"needs over {DRAW_FACTORS[-1] * self.draws} {DRAWS_PER_POINT}"
+            return (f"needs over {DRAW_FACTORS[-1] * self.draws} {DRAWS_PER_POINT}",
+                    float(BEYOND_FACTORS))
         factor = (at(SIGN_Z) * best.se / abs(best.slope)) ** 2
-        return (f"needs ~{math.ceil(1.5 * factor * self.draws)} {DRAWS_PER_POINT} (no slope "
-                f"past {target:.3g} has a sign known at {at(SIGN_Z):.3g} se)")
+        draws = math.ceil(1.5 * factor * self.draws)
+        return (f"needs ~{draws} {DRAWS_PER_POINT} (no slope past {target:.3g} has a sign "
+                f"known at {at(SIGN_Z):.3g} se)", draws / self.draws)
 
-    @property
-    def decide(self) -> str:
-        """For an INCONCLUSIVE row: what would decide it."""
+    def _to_decide(self) -> tuple[str, float | None]:
+        """(what would decide an INCONCLUSIVE row, the factor of its draws that would:
+        ``NO_DRAWS`` where another grid would); ('', None) for a decided row."""
         if self.verdict is not INCONCLUSIVE:
-            return ""
+            return "", None
         if self.measured is None and self.target is not None and self.crossing_required \
                 and not self._off_grid(self.target):
             return self._draws_for_a_sign(self.target)
@@ -309,5 +315,16 @@ class Quantity:
             if self.lower_bound and all(r.slope < 0 for r in self.slopes):
                 # the crossing lies past the grid's end, and at or above the bound
                 past = max(past, self.grid[-1]) if self.upward else min(past, self.grid[0])
-            return f"needs grid values past {past:.3g}"
+            return f"needs grid values past {past:.3g}", NO_DRAWS
         return to_decide(self.grid, self.slopes, self.upward, self.draws)
+
+    @property
+    def decide(self) -> str:
+        """For an INCONCLUSIVE row: what would decide it."""
+        return self._to_decide()[0]
+
+    @property
+    def needs(self) -> float | None:
+        """For an INCONCLUSIVE row: the factor of its draws per point that would decide it
+        (``NO_DRAWS`` where only another grid or larger sizes would; ``step.Table.needs``)."""
+        return self._to_decide()[1]

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 import sympy as sp
 
-from attnge.judging import INCONCLUSIVE, READING_Z, at
+from attnge.judging import INCONCLUSIVE, NO_DRAWS, READING_Z, at
 from attnge.numerics import stats
 from attnge.numerics.softmax_mass import expected_mass_difference
 from attnge.numerics.threshold import (
@@ -274,7 +274,7 @@ def readings_table(sweep, found: list[Quantity]) -> Table:
     for name, order in zip(th.ONE_ENTRY, th.ONE_ENTRY_ORDERS):
         typical = sp.lambdify(th.c, th.one_entry_exponents(order, kappa)["typical"], "math")
         mean = sp.lambdify(th.c, th.one_entry_exponents(order)["mean"], "math")
-        verdicts = []
+        verdicts, needs = [], []
         for v, r in zip(sweep.grid, by_name[name].slopes):
             if order * v < MAX_DOMINATED or v > float(th.SATURATION):
                 continue
@@ -283,15 +283,20 @@ def readings_table(sweep, found: list[Quantity]) -> Table:
             z = at(READING_Z)
             verdict = False if abs(z_typ) > z else \
                 True if apart >= z and abs(z_mean) > z else INCONCLUSIVE
+            # both z's grow as √draws, the slopes kept: the draws that would set them past z
+            need = (max(1.0, (z / apart) ** 2, (z / abs(z_mean)) ** 2) if z_mean and apart
+                    else NO_DRAWS) if verdict == INCONCLUSIVE else None
             verdicts.append(verdict)
+            needs.append(need)
             table.add([order, f"{v:g}", f"{r.slope:.3g} ± {r.se:.2g}", f"{typical(v):.3g}",
                        f"{mean(v):.3g}", f"{z_typ:.2g}", f"{z_mean:.3g}", f"{apart:.3g}"],
-                      verdict)
+                      verdict, need)
         if verdicts:
             decided = False if False in verdicts else True if True in verdicts else INCONCLUSIVE
             table.add([order, "all", "typical governs" if decided is True else
                        "not decided" if decided == INCONCLUSIVE else "typical contradicted",
-                       "", "", "", "", ""], decided)
+                       "", "", "", "", ""], decided,
+                      min(n for n in needs if n is not None) if decided == INCONCLUSIVE else None)
     return table
 
 

@@ -23,11 +23,13 @@ def _untimed(text: str) -> str:
 
 
 @pytest.mark.slow
-def test_verify_normalizer_passes_and_is_reproducible(capsys, tmp_path):
+def test_verify_normalizer_is_reproducible(capsys, tmp_path):
+    """Nothing fails at these sizes; the concentration slope, the step's claim, is outside
+    its regime there, so nothing rules out a plateau and the step is INCONCLUSIVE."""
     args = ["verify", "-v", "--steps", "normalizer", *SMALL, "--json", str(tmp_path / "a.json")]
     assert main(args) == 0
     first = capsys.readouterr().out
-    assert "attnge verify: 1 step, 1 passed, 0 failed" in first
+    assert "attnge verify: 1 step, 0 passed, 1 inconclusive (normalizer), 0 failed" in first
     assert main(args[:-1] + [str(tmp_path / "b.json")]) == 0
     assert _untimed(capsys.readouterr().out) == _untimed(first)  # bit for bit
     a = json.loads((tmp_path / "a.json").read_text())

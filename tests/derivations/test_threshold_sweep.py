@@ -1,11 +1,13 @@
 """The threshold sweep: resume, bookkeeping, bad grids, memory, and a check that can fail."""
 
 import json
+import math
 
 import pytest
 
 from attnge import judging, parallel
 from attnge.cli import main
+from attnge.judging import INCONCLUSIVE
 from attnge.numerics.stats import Rate
 from attnge.threshold import audit, fit, modes
 
@@ -254,7 +256,9 @@ def test_decide_doubles_the_draws_per_point_keeping_the_stored_ones(tmp_path, mo
     looks at most here, whatever the machine's speed)."""
     monkeypatch.setattr(judging, "LOOKS_MAX", 2)
     sweep = audit.Sweep("temperature", **SMALL)
-    grown, found, tabs, record, stopped = audit.decide(sweep, tmp_path, 600.0)
+    with monkeypatch.context() as m:        # grow whatever the rows need (the rule: below)
+        m.setattr(judging, "reach", lambda taken: math.inf)
+        grown, found, tabs, record, stopped = audit.decide(sweep, tmp_path, 600.0)
     assert [look["draws"] for look in record["looks"]] == [2, 4] and grown.draws == 4
     assert "2 looks taken" in stopped
     keys = [json.loads(line)["key"] for line in
@@ -263,6 +267,12 @@ def test_decide_doubles_the_draws_per_point_keeping_the_stored_ones(tmp_path, mo
     with judging.looking():
         again = audit.tables(grown, audit.quantities(grown, audit.run(grown, tmp_path)))
     assert [(t.rows, t.verdicts) for t in again] == [(t.rows, t.verdicts) for t in tabs]
+    # the rule (the verify's): a row is grown only where the factor of the draws it states
+    # (its table's needs; here 6x and more) is within what the looks left reach (2x)
+    _, _, first, record, stopped = audit.decide(sweep, tmp_path, 600.0)
+    assert [look["draws"] for look in record["looks"]] == [2] and stopped == ""
+    needs = [n for t in first for n, v in zip(t.needs, t.verdicts) if v == INCONCLUSIVE]
+    assert needs and min(needs) > judging.reach(1) == 2
 
 
 def test_decide_options_of_threshold_are_checked(capsys):

@@ -3,8 +3,9 @@ one-entry readings: a check that fails when the wrong reading is the prediction.
 
 import pytest
 
+from attnge import judging
 from attnge.cli import main
-from attnge.judging import INCONCLUSIVE
+from attnge.judging import INCONCLUSIVE, NO_DRAWS
 from attnge.numerics.stats import Rate
 from attnge.output import report
 from attnge.step import Table
@@ -32,7 +33,8 @@ def test_pass_needs_a_decisive_uncertainty_and_fail_needs_only_a_disagreement():
     assert quantity(LINE, 0.01, 0.55).verdict is False
     # the draws it names decide it: the slopes' errors shrink as 1/sqrt(draws)
     needed = int(wide.decide.split("~")[1].split()[0])
-    assert needed > wide.draws
+    assert needed > wide.draws and wide.needs == needed / wide.draws   # the flag --decide reads
+    assert quantity(LINE, 0.01, 0.5).needs is None                     # a decided row: none
     scaled = [Rate(r.slope, r.se * (wide.draws / needed) ** 0.5) for r in wide.slopes]
     assert fit.crossing(GRID, scaled, upward=True)[1] <= fit.DECISIVE
 
@@ -41,6 +43,7 @@ def test_a_bent_slope_curve_asks_for_a_finer_grid():
     # the parabola through the bracket and its neighbour moves the root by more than 0.1
     bent = quantity((-0.6, -0.1, 1.0, 10.0), 0.0001, 0.5)
     assert bent.verdict == INCONCLUSIVE and "finer grid" in bent.decide
+    assert bent.needs == NO_DRAWS                     # draws do not decide it
 
 
 def test_no_crossing_on_the_grid_is_inconclusive_only_beyond_it():
@@ -62,6 +65,7 @@ def test_no_crossing_with_slopes_of_unknown_sign_past_the_target_is_inconclusive
     assert noisy.verdict == INCONCLUSIVE
     needed = int(noisy.decide.split("~")[1].split()[0])
     assert needed > noisy.draws and "past 0.5" in noisy.decide
+    assert noisy.needs == needed / noisy.draws
     sharper = [Rate(r.slope, r.se * (noisy.draws / needed) ** 0.5) for r in noisy.slopes]
     decided = fit.Quantity("sd(D)", GRID, sharper, [None] * 4, 0.5,
                            *fit.crossing(GRID, sharper, upward=True), crossing_required=True,
@@ -112,6 +116,7 @@ def test_a_grid_short_of_an_exact_crossing_is_inconclusive_not_failed():
     row = fit.Quantity("m1", GRID, falling, exact, (2 / 3) ** 0.5, None, None, where,
                        finite=(None, where), crossing_required=True, draws=4)
     assert row.verdict == INCONCLUSIVE and row.decide == "needs grid values past 0.816"
+    assert row.needs == NO_DRAWS
     wrong = fit.Quantity("m1", GRID, falling, [-0.2] * 4, (2 / 3) ** 0.5, None, None, where,
                          finite=(None, where), crossing_required=True, draws=4)
     assert wrong.verdict is False                    # its exact slopes still judge it
@@ -168,6 +173,16 @@ def test_the_typical_reading_governs_and_the_mean_reading_is_told_apart(one_entr
     # q = 4 at c = 0.5: the readings 2(qc - 1)^2 = 2 apart, many se
     decided = [row for row, v in rows if row[0] == 4 and row[1] == "all"]
     assert decided and decided[0][2] == "typical governs"
+    # an undecided reading states the draws that would set its two z's past the threshold
+    # (both grow as the root of the draws); a decided one states none
+    table = modes.readings_table(one_entry[0], audit.quantities(*one_entry))
+    for row, v, need in zip(table.rows, table.verdicts, table.needs):
+        if v == INCONCLUSIVE and row[1] != "all":
+            z = min(float(row[7]), abs(float(row[6])))
+            # (the cells hold three digits)
+            assert need >= 1 and z * need**0.5 >= judging.at(judging.READING_Z) * 0.99
+        elif v is not INCONCLUSIVE:
+            assert need is None
 
 
 @pytest.mark.slow

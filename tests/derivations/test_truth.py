@@ -118,13 +118,14 @@ def test_again_measures_named_steps_in_the_stored_cells(tmp_path, monkeypatch):
 
 @pytest.mark.slow
 def test_a_decided_cell_grows_its_undecided_steps_and_records_their_draws(tmp_path):
-    """``--decide``: not-MP (INCONCLUSIVE at 2 draws) is decided at 4, Perron at 2; the cell
-    is stored under its budget and the table gives each verdict's draws."""
-    steps = [s for s in truth.STEPS if s.id in ("not-marchenko-pastur", "perron")]
+    """``--decide``: not-MP (INCONCLUSIVE at 2 draws) is decided at 4, exponential (no
+    draws) at 2; the cell is stored under its budget and the table gives each verdict's
+    draws."""
+    steps = [s for s in truth.STEPS if s.id in ("not-marchenko-pastur", "exponential")]
     found = truth.cell(1.0, 1.0, (200, 400, 800), 2, 2, steps=steps, budget=300.0)
     assert found["budget"] == 300.0
     assert found["steps"]["not-marchenko-pastur"]["draws"] == 4
-    assert found["steps"]["perron"]["draws"] == 2
+    assert found["steps"]["exponential"]["draws"] == 2
     text = truth.markdown([found], "test")
     assert "(4)" in text and "(2)" in text
 

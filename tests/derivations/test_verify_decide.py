@@ -19,7 +19,7 @@ from attnge.theory import exponential as ex
 from attnge.theory import outliers
 
 PARAMS = Params(sizes=(200, 400, 800), draws=2)
-STEPS = "not-marchenko-pastur,perron"
+STEPS = "exponential,not-marchenko-pastur"
 
 
 def rows(result) -> list:
@@ -28,7 +28,8 @@ def rows(result) -> list:
 
 @pytest.fixture(scope="module")
 def decided(tmp_path_factory):
-    """One decide run on a store of its own (not-MP needs 4 draws, Perron decides at 2)."""
+    """One decide run on a store of its own (not-MP needs 4 draws; exponential, whose
+    checks read no draws, decides at the first look)."""
     store = tmp_path_factory.mktemp("store")
     with context.running(Context()):
         out = runner.decide(ledger.select(STEPS), PARAMS, 300.0, store=str(store))
@@ -42,7 +43,7 @@ def test_the_undecided_steps_get_twice_the_draws(decided):
     assert [look["steps"] for look in record["looks"]] == [STEPS.split(","),
                                                            ["not-marchenko-pastur"]]
     assert record["steps"] == {"not-marchenko-pastur": {"draws": 4, "verdict": "PASS"},
-                               "perron": {"draws": 2, "verdict": "PASS"}}
+                               "exponential": {"draws": 2, "verdict": "PASS"}}
     assert record["stopped"] == "" and record["draws_read"] == 0
     assert record["z_per_look"]["VALUE_Z"] == judging.sequential_z(judging.VALUE_Z)
     assert [r.step.id for r in out.results] == STEPS.split(",")
@@ -56,7 +57,7 @@ def test_a_look_gives_the_numbers_of_a_fresh_run_at_its_draws(decided):
     with context.running(Context()), judging.looking():
         fresh = runner.run(ledger.select("not-marchenko-pastur"),
                            Params(sizes=PARAMS.sizes, draws=4))
-    assert rows(out.results[0]) == rows(fresh.results[0])
+    assert rows(out.results[1]) == rows(fresh.results[0])
 
 
 @pytest.mark.slow
@@ -131,8 +132,8 @@ def test_the_command_prints_each_steps_draws_and_writes_the_record(decided, tmp_
 
 
 def test_an_interrupted_look_leaves_the_decided_steps_and_names_the_others(decided):
-    """Ctrl-C in the second look: Perron (decided in the first) and not-MP's first look are
-    on the exception, the run marked incomplete, not-MP named as interrupted."""
+    """Ctrl-C in the second look: exponential (decided in the first) and not-MP's first look
+    are on the exception, the run marked incomplete, not-MP named as interrupted."""
     calls = []
 
     def progress(i, n, step_id):
@@ -145,7 +146,7 @@ def test_an_interrupted_look_leaves_the_decided_steps_and_names_the_others(decid
     partial = caught.value.partial_run
     assert not partial.complete and partial.not_run == ["not-marchenko-pastur"]
     assert [r.step.id for r in partial.results] == STEPS.split(",")
-    assert partial.decided["steps"]["perron"] == {"draws": 2, "verdict": "PASS"}
+    assert partial.decided["steps"]["exponential"] == {"draws": 2, "verdict": "PASS"}
     assert partial.provenance()["interrupted_before"] == ["not-marchenko-pastur"]
 
 
