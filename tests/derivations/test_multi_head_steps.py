@@ -119,3 +119,21 @@ def test_issue_27_density_quadrature_that_does_not_settle_is_undecided(monkeypat
     params = Params(beta=1.0, y=2.0, sizes=(100, 200, 400), draws=2, heads=3)
     table = multi_head_law.routes_table(params)
     assert table.verdicts[:2] == ["INCONCLUSIVE", "INCONCLUSIVE"] and all(table.verdicts[2:])
+
+
+@pytest.mark.slow
+def test_the_layers_rows_wait_for_the_heads_outliers_to_leave_the_bulk():
+    """beta = 1, y = 1/16, n = 125..500: about 4.5 outliers of the heads sit in the bulk
+    edge's window, and the softmax layer's m2/m1^2 - 1 fell toward the law as n^-0.36, not
+    as 1/n (its Gaussian model's did): with 8 draws a fit m_inf + b/n put it 4.2 se off the
+    law, a FAIL on correct mathematics. Its rows are INCONCLUSIVE there, naming the sizes;
+    the Gaussian model's, whose form holds, are fitted."""
+    p = Params(beta=1.0, y=0.0625, sizes=(250, 500, 1000), draws=2)
+    tables = mha_output.check(p)
+    rows = [(r, v) for t in tables for r, v in zip(t.rows, t.verdicts)]
+    assert all(v is not False for _, v in rows)
+    ratio = [(r, v) for r, v in rows if r[0].startswith("m_2/m_1^2 - 1 (MHA_perp)")]
+    assert len(ratio) == 3 and all(v == "INCONCLUSIVE" and "outliers" in r[-2]
+                                   for r, v in ratio)
+    model = [v for r, v in rows if r[0].startswith("m_2(n^-1/2 MHA^G)")]
+    assert model and all(v is True for v in model)
