@@ -250,8 +250,9 @@ class Rival:
 
         Its se falls as 1/√f; where ``width`` is t_z·se with ``dof`` degrees of freedom
         (``z`` given), the dof grow with the draws too, (dof + 1)f − 1, and the t quantile
-        falls with them: with two draws (1 dof) t at |z| = 4 is about 100 times z's, and
-        (width/allowed)² alone would ask for 10⁴ times the draws that 4 or 8 times give.
+        falls with them: with two draws (1 dof) t at the two-sided z = 4 is about 10⁴, 2500
+        times z, and (width/allowed)² alone would ask for up to 10⁷ times the draws where 4
+        to 11 times give the power.
 
         .. math:: \\min\\{f \\ge 1 : t_z((\\mathrm{dof} + 1)f - 1)\\,\\mathrm{se}
                   /\\sqrt{f} \\le \\mathrm{allowed}\\}
