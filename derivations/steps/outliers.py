@@ -110,7 +110,8 @@ def location_table(sw: ev.Sweep, params: Params, E: float) -> Table:
         per_draw = sum(expected_above_level(params, ell, E)
                        for ell, inside in zip(sorted(sw), reg.inside) if inside)
         draws = math.ceil(LOCATED / per_draw) if per_draw > 0 else judging.NO_DRAWS
-        need = (f"about {draws} draws per size would give {LOCATED}"
+        shown = f"{draws}" if draws < 10**6 else f"{draws:.2g}"      # 6.5e+11, not 12 digits
+        need = (f"about {shown} draws per size would give {LOCATED}"
                 if per_draw > 0 else "no outlier is expected at these sizes")
         table.add(["all", 0, "", "", "", f"no predicted outlier above the level in these "
                    f"draws: nothing tells the outliers from the bulk edge; {need}"],
