@@ -133,9 +133,8 @@ def rate_row(table: Table, label: str, params: Params, values: list[np.ndarray],
         cells = [pm(*mean_se(v)) for v in values]
         table.add([label, *cells, "", fmt(predicted, 3),
                    f"{OUT_OF_REGIME}: {regime.why}; {regime.need_text}"], INCONCLUSIVE, NO_DRAWS)
-        if slope.claim and slope.rival is not None:     # nothing here rules the rival out
-            table.values.append({"quantity": f"{label}, fitted slope", "passed": INCONCLUSIVE,
-                                 **slope.rival.record(False)})
+        if slope.claim:
+            unfitted_rival(table, f"{label}, fitted slope", slope.rival)
         return stats.Rate(float("nan"), float("nan"))
     limit = predicted if slope.limit is None else slope.limit
     cells = [f"{pm(*mean_se(v))} (not fitted)" for v in values[:first]]
@@ -479,12 +478,13 @@ def extrapolated(sizes, values: list[np.ndarray], powers: tuple[float, ...]) -> 
                              powers[:max(1, len(sizes) - 2)])
 
 
-def _unfitted_rival(table: Table, label: str, rival: Rival | None) -> None:
-    """A row that exists to reject ``rival`` and could not be fitted has not ruled it out:
-    its record says so, and its step cannot PASS on its other rows
-    (``StepResult.rival_ruled_out``)."""
+def unfitted_rival(table: Table, quantity: str, rival: Rival | None) -> None:
+    """A row that exists to reject ``rival`` and could not be judged (outside its regime,
+    unfitted, without a standard error) has not ruled it out: its record says so, and its
+    step cannot PASS on its other rows (``StepResult.rival_ruled_out``)."""
     if rival is not None:
-        table.values.append({"quantity": label, "passed": INCONCLUSIVE, **rival.record(False)})
+        table.values.append({"quantity": quantity, "passed": INCONCLUSIVE,
+                             **rival.record(False)})
 
 
 def limit_row(table: Table, label: str, sizes, values: list[np.ndarray],
@@ -503,7 +503,7 @@ def limit_row(table: Table, label: str, sizes, values: list[np.ndarray],
             table.add([label, f"{pm(mean, se)} at {max(sizes)}", fmt(predicted, 8), "",
                        f"{OUT_OF_REGIME}: {regime.why}; {regime.need_text}", ""], INCONCLUSIVE,
                       NO_DRAWS)
-            _unfitted_rival(table, label, target.rival)
+            unfitted_rival(table, label, target.rival)
             return None
         if first:
             sizes, values = list(sizes)[first:], list(values)[first:]
@@ -514,7 +514,7 @@ def limit_row(table: Table, label: str, sizes, values: list[np.ndarray],
         why = (f"not fitted: a draw or its spread {OVERFLOW} at ell = "
                + ", ".join(map(str, bad)))
         table.add([label, "", fmt(predicted, 8), "", why, ""], INCONCLUSIVE, NO_DRAWS)
-        _unfitted_rival(table, label, target.rival)
+        unfitted_rival(table, label, target.rival)
         return None
     limit = extrapolated(sizes, values, target.powers)
     value_row(table, label, Estimate(limit.value, limit.se, limit.dof), predicted, fit_text(limit),

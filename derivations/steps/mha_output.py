@@ -171,26 +171,26 @@ def values_table(params: Params, sharing: str, draws: dict) -> Table:
     # beta = 1, y = 1/16, n = 125..500 (4.5 outliers in the window) the layer's m2/m1^2 - 1
     # fell toward the law as n^-0.36 while its Gaussian model's fell as 1/n, and a fit
     # m_inf + b/n put it 4.2 se off the law
-    mass = regimes(params, sizes, params.heads).bulk
-    _moment_rows(table, draws, "softmax", "MHA_perp", law, sizes, mass)
+    layer = regimes(params, sizes, params.heads).bulk
+    _moment_rows(table, draws, "softmax", "MHA_perp", law, sizes, layer)
     # the claim: the ratio cancels the output's scale, which V and W^O make fluctuate
     ev.limit_row(table, "m_2/m_1^2 - 1 (MHA_perp), n -> inf", sizes,
                  ev.per_size(draws, lambda d: _spread(d.moments("softmax", 2))),
                  ev.Extrapolation(_spread(law), FULL_POWERS,
                                   rival=surrogate_ratio(params.beta, params.y, params.heads,
-                                                        sharing)), regime=mass)
+                                                        sharing)), regime=layer)
     _moment_rows(table, draws, "gaussian", "n^-1/2 MHA^G", law, sizes, None)
     for q in range(1, K + 1):
         ev.limit_row(table, f"m_{q}(MHA_perp) - m_{q}(n^-1/2 MHA^G), same weights, n -> inf",
                      sizes, ev.per_size(draws, lambda d, q=q: d.moments("softmax", K)[q - 1]
                                         - d.moments("gaussian", K)[q - 1]),
-                     ev.Extrapolation(0.0, FULL_POWERS, scale=law[q - 1]), regime=mass)
+                     ev.Extrapolation(0.0, FULL_POWERS, scale=law[q - 1]), regime=layer)
     if sharing == "kv":
         kv = found["kv values"]
         for q in (1, 2):
             ev.limit_row(table, f"m_{q}([A_r_perp V_r]) (K = V), n -> inf", sizes,
                          ev.per_size(draws, lambda d, q=q: d.moments("values", 2)[q - 1]),
-                         ev.Extrapolation(kv[q - 1], FULL_POWERS), regime=mass)
+                         ev.Extrapolation(kv[q - 1], FULL_POWERS), regime=layer)
     return table
 
 

@@ -219,17 +219,18 @@ def sampled_tables(params: Params) -> list[Table]:
     # carry E f(S)² (at β = 2 none of ℓ = 250 … 2000 does, and the max grew with ℓ)
     reg = rg.tails(params.beta, params.y, list(params.sizes))
     label = "max_i |D_ii - 1|"
+    rule = CONCENTRATION
     if all(reg.inside):
-        width = rate.width(judging.at(judging.RATE_Z), RATE_TOLERANCE)
-        ok, why, needs = ev.slope_rival(conc, label, rate, rate.agrees(-0.5, z=judging.at(
-            judging.RATE_Z), floor=RATE_TOLERANCE), width, -0.5, CONCENTRATION)
+        width = rate.width(judging.at(judging.RATE_Z), rule.tol)
+        ok, why, needs = ev.slope_rival(conc, label, rate,
+                                        abs(rate.slope - rule.predicted) <= width, width,
+                                        rule.predicted, rule)
         conc.add(["fitted slope", "", pm(rate.slope, rate.se), "predicted -1/2", why], ok,
                  needs)
     else:
         conc.add(["fitted slope", "", pm(rate.slope, rate.se), "predicted -1/2",
                   f"{OUT_OF_REGIME}: {reg.why}; {reg.need_text}"], INCONCLUSIVE, NO_DRAWS)
-        conc.values.append({"quantity": f"{label}, fitted slope", "passed": INCONCLUSIVE,
-                            **ev.PLATEAU.record(False)})
+        ev.unfitted_rival(conc, f"{label}, fitted slope", rule.rival)
     return [moments, conc]
 
 

@@ -142,9 +142,7 @@ def _location_row(table: Table, ell, errors: list[float], example: str,
     if n < 2:
         table.add([ell, n, example, ev.pm(mean, se), ev.fmt(abs(mean), 3),
                    "one outlier has no standard error: more draws decide"], INCONCLUSIVE)
-        if rival is not None:       # nothing rules the rival out
-            table.values.append({"quantity": f"outlier location, mean relative error, {where}",
-                                 "passed": INCONCLUSIVE, **rival.record(False)})
+        ev.unfitted_rival(table, f"outlier location, mean relative error, {where}", rival)
         return
     detectable = max(judging.detectable(se, n - 1, 1.0, judging.at(judging.VALUE_Z)), LOCATION_TOL)
     ok = abs(mean) <= detectable
