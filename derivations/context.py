@@ -69,6 +69,12 @@ class Context:
         mine.set_result(value)
         return value
 
+    def cached(self, key: Hashable) -> Any:
+        """The sweep stored under ``key`` if it has been computed, else None (nothing is
+        computed or waited for)."""
+        with self._lock:
+            return self._sweeps.get(key)
+
     def clear(self) -> None:
         """Forget every sweep."""
         with self._lock:

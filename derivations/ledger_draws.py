@@ -1,8 +1,9 @@
 """The shared sweeps: every size and draw measured once per run.
 
 The chain, Perron and outlier steps read the chain draws (stream ``"chain"``); the
-limit-law, not-Marchenko-Pastur and Perron value checks read the law draws (stream
-``"law"``: the spectrum of √ℓA⊥ only, cheap, so taken by the hundred at small ℓ).
+limit-law, not-Marchenko-Pastur and Perron value checks read the law draws (the spectrum of
+√ℓA⊥ only, cheap, so taken by the hundred at small ℓ: the chain draws' scores, then stream
+``"law"``), which never wait for the chain's models.
 """
 
 from __future__ import annotations
@@ -44,11 +45,16 @@ def _by_size(fn, tasks: list[tuple], matrices: int = MATRICES_PER_DRAW) -> dict[
     return out
 
 
+def _chain_key(beta: float, y: float, sizes: tuple[int, ...], draws: int, seed: int,
+               d_qk: tuple[int, ...]) -> tuple:
+    return ("chain", beta, y, sizes, draws, seed, d_qk)
+
+
 def _sweep(beta: float, y: float, sizes: tuple[int, ...], draws: int, seed: int,
            d_qk: tuple[int, ...]) -> dict[int, list[DrawMeasurement]]:
     """The chain draws, measured once per run context."""
     return current().sweep(
-        ("chain", beta, y, sizes, draws, seed, d_qk),
+        _chain_key(beta, y, sizes, draws, seed, d_qk),
         lambda: _by_size(measure_draw, [(ell, d, beta, seed, k) for ell, d in zip(sizes, d_qk)
                                         for k in range(draws)]))
 
@@ -77,7 +83,7 @@ def law_draws(params: Params, ell: int) -> int:
 
 
 LAW_TEXT = (f"ell/2 of the smallest size and the run's sizes, min({LAW_DRAWS_MAX}, {LAW_FACTOR} "
-            f"draws (ell_max/ell)^{LAW_POWER:g}) draws each, the chain draws among them")
+            f"draws (ell_max/ell)^{LAW_POWER:g}) draws each, the chain draws' scores among them")
 
 
 def validate_law(params: Params) -> None:
@@ -92,26 +98,34 @@ def _as_law_draw(m: DrawMeasurement) -> LawDraw:
     return LawDraw(m.ell, m.spectra["M0"], m.perron.s1, m.perron.frob2)
 
 
-def _law(beta: float, sizes: tuple[int, ...], counts: tuple[int, ...], seed: int,
-         d_qk: tuple[int, ...]) -> dict[int, list[LawDraw]]:
-    """The law draws beyond the chain's, measured once per run context."""
-    def measure() -> dict[int, list[LawDraw]]:
-        out = _by_size(measure_law_draw, [(ell, d, beta, seed, k) for ell, n, d in
-                                          zip(sizes, counts, d_qk) for k in range(n)])
-        return {ell: out.get(ell, []) for ell in sizes}
-
-    return current().sweep(("law", beta, sizes, counts, seed, d_qk), measure)
-
-
 def law_sweep(params: Params) -> dict[int, list[LawDraw]]:
     """ℓ → the law draws at that size (``law_sizes``, ``law_draws``), cached for a run.
 
-    At the run's sizes the chain draws count among them (their M0 is the same matrix of
-    the same law, from another stream), topped up from stream ``"law"``.
+    At the run's sizes the first ``draws`` are the chain draws' scores (stream ``"chain"``,
+    so that the law steps and the chain steps read the same matrices), the rest come from
+    stream ``"law"``; at ℓ/2 all do. A law draw on the chain's stream is, bit for bit, what
+    the chain draw measures of M0 and A (``measure_law_draw``), so where the run's chain
+    sweep is already measured its draws are read, and otherwise only their M0 is measured:
+    the law steps never pay for the chain's models, and their numbers do not depend on
+    which other steps ran.
     """
     validate_law(params)
     sizes = law_sizes(params)
-    chain = chain_sweep(params)
-    extra = tuple(max(0, law_draws(params, ell) - len(chain.get(ell, ()))) for ell in sizes)
-    law = _law(params.beta, sizes, extra, params.seed, tuple(params.d_qk(ell) for ell in sizes))
-    return {ell: [_as_law_draw(m) for m in chain.get(ell, [])] + law[ell] for ell in sizes}
+    d_qk = tuple(params.d_qk(ell) for ell in sizes)
+    chained = tuple(params.draws if ell in params.sizes else 0 for ell in sizes)
+    counts = tuple(max(0, law_draws(params, ell) - c) for ell, c in zip(sizes, chained))
+    chain = current().cached(_chain_key(params.beta, params.y, tuple(params.sizes),
+                                        params.draws, params.seed,
+                                        tuple(params.d_qk(ell) for ell in params.sizes)))
+
+    def measure() -> dict[int, list[LawDraw]]:
+        tasks = [(ell, d, params.beta, params.seed, k, stream)
+                 for ell, c, n, d in zip(sizes, chained, counts, d_qk)
+                 for stream, count in (("chain", 0 if chain else c), ("law", n))
+                 for k in range(count)]
+        out = _by_size(measure_law_draw, tasks) if tasks else {}
+        return {ell: [_as_law_draw(m) for m in (chain or {}).get(ell, [])] + out.get(ell, [])
+                for ell in sizes}
+
+    return current().sweep(("law", params.beta, sizes, chained, counts, params.seed, d_qk),
+                           measure)

@@ -159,6 +159,22 @@ def _run(steps: list[Step], params: Params, progress, finished, out: Run) -> Non
         progress(len(steps), len(steps), "")
 
 
+DRAWS_FEWEST = 2
+"""The fewest draws per size a look at larger sizes starts from, where the run's own do not
+fit in what the budget leaves (two: the fewest that give a standard error)."""
+
+
+def look_core_seconds(steps: list[Step], params: Params) -> float:
+    """One core's seconds for the shared draws ``steps`` read (``Step.sweeps``) at
+    ``params``' sizes and draws (``regimes.look_seconds``, at least): the chain draws, and the
+    law draws less those that a chain sweep of the same look gives them."""
+    reads = {name for step in steps for name in step.sweeps}
+    chain = params.draws if "chain" in reads else 0
+    law = [(ell, ledger_draws.law_draws(params, ell) - (chain if ell in params.sizes else 0))
+           for ell in ledger_draws.law_sizes(params)] if "law" in reads else []
+    return regimes.look_seconds(params.sizes, chain, law)
+
+
 NARROWING = 0.85
 """``decide`` grows a step's draws only while each doubling narrows its widest undecided value
 row to at most this share of the look before (1/√2 ≈ 0.71 where the draws are its error)."""
@@ -252,11 +268,12 @@ def decide(steps: list[Step], params: Params, budget: float, progress=None,
 
     def grow_sizes(record: dict, stopped: str) -> tuple[str, str]:
         """The steps still INCONCLUSIVE, looked at again at the sizes that put three inside
-        the fits' regime (``regimes.sizes_that_decide``), from the run's draws and growing
-        them as before (``judging.decide``, the looks left of ``LOOKS_MAX``), where the
-        first such look fits in what the budget leaves (its chain and law draws by
-        ``regimes.look_seconds`` on this machine's cores, and the first look's time for the
-        steps' own work), in memory and in the looks. Returns what stopped the looks
+        the fits' regime (``regimes.sizes_that_decide``), from the run's draws (or half, a
+        quarter, … down to ``DRAWS_FEWEST``, the most that fit) and growing them as before
+        (``judging.decide``, the looks left of ``LOOKS_MAX``), where the first such look fits
+        in what the budget leaves (the draws its steps read, ``look_core_seconds``, on this
+        machine's cores, and the first look's time for the steps' own work), in memory and
+        in the looks. Returns what stopped the looks
         (``stopped``, the draws' looks', where none was taken) and why they were not taken
         ('' where they were)."""
         nonlocal todo, sizes
@@ -265,17 +282,21 @@ def decide(steps: list[Step], params: Params, budget: float, progress=None,
         larger = regimes.sizes_that_decide(params.beta, params.y, params.sizes)
         if not (undecided and larger):
             return stopped, ""
-        grown = replace(params, sizes=larger)
-        law = [(ell, ledger_draws.law_draws(grown, ell)) for ell in ledger_draws.law_sizes(grown)]
-        estimate = (record["looks"][0]["seconds"]     # the steps' own work, at most that
-                    + regimes.look_seconds(larger, params.draws, law) / parallel.cores())
         left = budget - (time.perf_counter() - start)
         taken = len(record["looks"])
         if taken >= judging.LOOKS_MAX:
             return stopped, f"{judging.LOOKS_MAX} looks taken"
+        draws = params.draws        # the run's, or fewer where only fewer fit (cheapest first)
+        while True:
+            grown = replace(params, sizes=larger, draws=draws)
+            estimate = (record["looks"][0]["seconds"]     # the steps' own work, at most that
+                        + look_core_seconds(undecided, grown) / parallel.cores())
+            if estimate <= left or draws <= DRAWS_FEWEST:
+                break
+            draws = max(DRAWS_FEWEST, draws // 2)
         if estimate > left:
-            return stopped, (f"it would take about {estimate:.0f} s here, {left:.0f} s of "
-                             "the budget left")
+            return stopped, (f"it would take about {estimate:.0f} s here with {draws} draws "
+                             f"per size, {left:.0f} s of the budget left")
         try:
             validate(undecided, grown)
         except ValueError as exc:
@@ -284,7 +305,7 @@ def decide(steps: list[Step], params: Params, budget: float, progress=None,
         for s in undecided:             # larger sizes are a new start for each of them
             for kept_by in (stalled, widths, seen):
                 kept_by.pop(s.id, None)
-        more, stopped = judging.decide(look, params.draws, left, judging.LOOKS_MAX - taken)
+        more, stopped = judging.decide(look, draws, left, judging.LOOKS_MAX - taken)
         for entry in more["looks"]:
             entry["sizes"] = list(larger)
         record["looks"] += more["looks"]
@@ -304,13 +325,16 @@ def decide(steps: list[Step], params: Params, budget: float, progress=None,
         record["z_per_look"] = {name: judging.at_looks(getattr(judging, name))
                                 for name in ("VALUE_Z", "RATE_Z", "Z_MAX")}
         record["draws_measured"], record["draws_read"] = drawn.measured, drawn.read
-        undecided = [sid for sid, s in record["steps"].items()
-                     if s["verdict"] == INCONCLUSIVE and "sizes" not in s]
+        undecided = [s for s in steps if s.id in record["steps"]
+                     and record["steps"][s.id]["verdict"] == INCONCLUSIVE
+                     and "sizes" not in record["steps"][s.id]]
         larger = regimes.sizes_that_decide(params.beta, params.y, params.sizes)
         if undecided and larger:
             record["sizes_needed"] = {
-                "steps": undecided, "sizes": list(larger), "draws": params.draws,
-                "core_seconds": regimes.look_seconds(larger, params.draws),
+                "steps": [s.id for s in undecided], "sizes": list(larger),
+                "draws": params.draws,
+                "core_seconds": look_core_seconds(undecided,
+                                                  replace(params, sizes=larger)),
                 **({"not_taken": not_larger} if not_larger else {})}
         out.decided = record
         return out

@@ -93,6 +93,8 @@ class Step:
     failure: str
     validate: Callable[[Params], None] = lambda params: None
     default: bool = True          # run by ``attnge verify`` without --steps or --all
+    sweeps: tuple[str, ...] = ()  # the ledger's shared draws it reads ("chain", "law"): what
+                                  # a look at larger sizes costs for it (``runner``)
 
 
 def tex(expr: sp.Expr | str) -> str:

@@ -36,7 +36,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from attnge.numerics.sampling import ScoreDraw, attention, normalizer
+from attnge.numerics.sampling import ScoreDraw, attention, normalizer, scaled_perp
 from attnge.numerics.spectra import row_gram
 from attnge.theory.exponential import f_values, thetas
 from attnge.theory.inputs import positive
@@ -198,9 +198,7 @@ def score_models(draw: ScoreDraw, beta: float) -> Iterator[tuple[str, np.ndarray
     root = np.sqrt(S.shape[0])
     c = c_of_K(_key_variances(draw.K, draw.d_qk), beta)
     del draw                        # S only, from here (Q and K go with the caller's refs)
-    m0 = attention(S, beta)
-    m0 *= root
-    m0 -= 1.0 / root
+    m0 = scaled_perp(attention(S, beta))
     y_f = f_values(S, beta)
     del S
     y_f /= root

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from attnge.numerics import spectra
-from attnge.numerics.sampling import attention, draw_rng, sample_scores
+from attnge.numerics.sampling import attention, draw_rng, sample_scores, scaled_perp
 from attnge.theory.exponential import thetas
 
 STREAM = "law"
@@ -57,19 +57,17 @@ def top_singular_value(A: np.ndarray) -> float:
 
 def measure_law_draw(ell: int, d_qk: int, beta: float, seed: int, draw: int,
                      stream: str = STREAM) -> LawDraw:
-    """Sample S, A = softmax(βS), and measure the spectrum of M0 = √ℓ(A − 𝟙𝟙ᵀ/ℓ)."""
+    """Sample S, A = softmax(βS), and measure the spectrum of M0 = √ℓ(A − 𝟙𝟙ᵀ/ℓ).
+
+    On ``stream="chain"`` it is, bit for bit, what the chain draw of the same (seed, ℓ,
+    draw) measures of A and M0 (``numerics.measure.measure_draw``: the same scores, the same
+    ``scaled_perp``, s₁ by the same ``top_singular_value``), at the cost of one spectrum.
+    """
     rng = draw_rng(seed, stream, ell, draw)
     A = attention(sample_scores(ell, d_qk, rng).S, beta)
     frob2 = float(np.einsum("ij,ij->", A, A))
     s1 = top_singular_value(A)
-    return LawDraw(ell, spectra.squared_singular_values(_centred(A)), s1, frob2)
-
-
-def _centred(A: np.ndarray) -> np.ndarray:
-    """M0 = √ℓ(A − 𝟙𝟙ᵀ/ℓ), in place."""
-    A -= 1.0 / A.shape[1]
-    A *= np.sqrt(A.shape[1])
-    return A
+    return LawDraw(ell, spectra.squared_singular_values(scaled_perp(A)), s1, frob2)
 
 
 TRACE_MOMENTS_MATRICES = 4
@@ -89,7 +87,7 @@ def trace_moments(ell: int, d_qk: int, beta: float, seed: int, draw: int, q_max:
     """
     rng = draw_rng(seed, stream, ell, draw)
     S = sample_scores(ell, d_qk, rng).S
-    out = {"M0": spectra.moments(_centred(attention(S, beta)), q_max)}
+    out = {"M0": spectra.moments(scaled_perp(attention(S, beta)), q_max)}
     theta1, theta2 = thetas(beta)
     S *= beta
     Z = rng.standard_normal((ell, ell))

@@ -21,6 +21,7 @@ from attnge.numerics.chain import (
     key_gram,
     score_models,
 )
+from attnge.numerics.law_draws import top_singular_value
 from attnge.numerics.sampling import attention, draw_rng, sample_scores
 from attnge.numerics.spike_norm import krylov_norm
 from attnge.theory.exponential import thetas
@@ -221,10 +222,12 @@ Y_Q → Y_lin_Q (independent randomness: only their spectra are compared)."""
 
 
 def _perron(S: np.ndarray, beta: float) -> tuple[Perron, float]:
-    """s₁(A), s₂(A) (Lanczos), ‖A‖_F² and the residual of A𝟙 = 𝟙, A = softmax(βS)."""
+    """s₁(A) (power iteration), s₂(A) (Lanczos), ‖A‖_F² and the residual of A𝟙 = 𝟙,
+    A = softmax(βS)."""
     A = attention(S, beta)
-    sA = spectra.top_singular_values(A, 2, OP_RTOL)   # s₁ ≈ 1 is far from s₂: exact
-    perron = Perron(float(sA[0]), float(sA[1]), float(np.einsum("ij,ij->", A, A)))
+    s2 = spectra.top_singular_values(A, 2, OP_RTOL)[1]   # s₁ ≈ 1 is far from s₂: exact
+    # s₁ as the law draws take it (``measure_law_draw`` on this stream gives these bits)
+    perron = Perron(top_singular_value(A), float(s2), float(np.einsum("ij,ij->", A, A)))
     return perron, float(np.max(np.abs(A.sum(axis=1) - 1)))
 
 

@@ -132,3 +132,17 @@ def attention(S: np.ndarray, beta: float) -> np.ndarray:
     np.exp(e, out=e)
     e /= e.sum(axis=1, keepdims=True)
     return e
+
+
+def scaled_perp(A: np.ndarray) -> np.ndarray:
+    """M0 = √ℓA⊥ of a row-stochastic ℓ×ℓ A, in place: A⊥ = A − uuᵀ (u = 𝟙/√ℓ, Au = u).
+
+    .. math:: \\sqrt\\ell A^\\perp = \\sqrt\\ell\\,A - \\mathbb{1}\\mathbb{1}^\\top/\\sqrt\\ell
+
+    One order of operations for every path that measures M0 (the chain draws and the law
+    draws), so that the same scores give the same bits wherever M0 is built.
+    """
+    root = np.sqrt(A.shape[1])
+    A *= root
+    A -= 1.0 / root
+    return A

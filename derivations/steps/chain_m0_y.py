@@ -76,6 +76,7 @@ STEP = Step(
     derive=derive,
     check=check,
     validate=ledger_draws.validate,
+    sweeps=("chain",),
     method=(chain_values.method("Y") +
             "One draw of Q, K per (ell, draw) shared by every chain step; the normalised "
             "Frobenius and operator norms of M0 - Y and their fitted log-log slopes; "

@@ -56,6 +56,7 @@ STEP = Step(
     derive=derive,
     check=check,
     validate=ledger_draws.validate,
+    sweeps=("chain",),
     method=(chain_values.method("Y^f") +
             "||D - 1||^2 over draws against its exact finite-size mean (z-test, where "
             "d_qk > 64 b^2 so that its standard error is consistent); the norms and "

@@ -84,6 +84,7 @@ STEP = Step(
     derive=derive,
     check=check,
     validate=ledger_draws.validate,
+    sweeps=("chain",),
     method=(chain_values.method("Y^Q") +
             "c(rho_jj) against mpmath quadrature; on the shared draws: the projection of the "
             "column means of f(S) on c (rows i.i.d. given K, so its standard error is the "

@@ -177,6 +177,7 @@ STEP = Step(
     derive=derive,
     check=check,
     validate=ledger_draws.validate,
+    sweeps=("chain",),
     method=(chain_values.method("Y^lin_f") +
             "The operator-norm limit by two routes (a Nystrom kernel from the Stieltjes "
             "transform of rho; the Jacobi matrix of MP_y with a Sylvester equation), which "

@@ -120,6 +120,7 @@ STEP = Step(
     derive=derive,
     check=check,
     validate=ledger_draws.validate,
+    sweeps=("chain",),
     method=(chain_values.method("Y^lin_Q") +
             "Sigma_f against quadrature (conditioning on one score); on the shared draws: "
             "quadratic forms r_i^T W r_i for W = I, uu^T, rho, i.i.d. over rows given K, "

@@ -175,6 +175,7 @@ STEP = Step(
     derive=derive,
     check=check,
     validate=ledger_draws.validate_law,
+    sweeps=("law",),
     method=("Moments by two symbolic routes and by quadrature of the density; the edge by the "
             "Stieltjes equation with quadrature of rho and by the closed-form transform of MP_y. "
             f"On the law draws ({ledger_draws.LAW_TEXT}): m_1 against its exact mean at each ell; "

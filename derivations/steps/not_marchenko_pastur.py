@@ -97,6 +97,7 @@ STEP = Step(
     derive=derive,
     check=check,
     validate=ledger_draws.validate_law,
+    sweeps=("law",),
     method=(f"On the law draws ({ledger_draws.LAW_TEXT}): the gap m_2(M0) - 2 theta1^2 fitted to "
             "ell -> inf against y theta2^2, with the relative error it detects (a pass needs "
             f"that error at most {judging.RIVAL_SHARE:g} of the gap, else INCONCLUSIVE); the "

@@ -245,6 +245,7 @@ STEP = Step(
     derive=derive,
     check=check,
     validate=ledger_draws.validate,
+    sweeps=("chain",),
     method=("On the shared draws: the largest entries of M0 in distinct rows and columns "
             "give predicted outliers (given their query's and key's norms), matched in order "
             "to the largest s^2; counts above "

@@ -89,6 +89,7 @@ STEP = Step(
     derive=derive,
     check=check,
     validate=ledger_draws.validate_law,
+    sweeps=("chain", "law"),
     method=(f"On the law draws ({ledger_draws.LAW_TEXT}): ||A||_F^2 against its exact mean "
             "1 + E m_1 at each ell, ||A||_F^2 and s_1(A) fitted to ell -> inf against e^(b^2) "
             "and 1, each with the relative error it detects; s_1(A) - 1, s_2(A) (chain draws) "

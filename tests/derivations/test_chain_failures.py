@@ -147,8 +147,8 @@ def test_marchenko_pastur_samples_are_not_separated(monkeypatch, own_draws):
                 M = np.sqrt(np.expm1(b * b)) * noise.standard_normal((ell, ell)) / np.sqrt(ell)
             yield key, M
 
-    def surrogate_law_draw(ell, d, b, seed, draw):
-        rng = numerics.sampling.draw_rng(seed, "law", ell, draw)
+    def surrogate_law_draw(ell, d, b, seed, draw, stream="law"):
+        rng = numerics.sampling.draw_rng(seed, stream, ell, draw)
         Z = np.sqrt(np.expm1(b * b)) * rng.standard_normal((ell, ell)) / np.sqrt(ell)
         return numerics.law_draws.LawDraw(ell, numerics.spectra.squared_singular_values(Z),
                                           1.0, 1.0)

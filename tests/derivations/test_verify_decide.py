@@ -150,9 +150,9 @@ def test_an_interrupted_look_leaves_the_decided_steps_and_names_the_others(decid
     assert partial.provenance()["interrupted_before"] == ["not-marchenko-pastur"]
 
 
-def _fake_step(width_of_draws):
+def _fake_step(width_of_draws, sweeps=()):
     """A step whose one value row agrees but cannot rule out its rival, with an se that
-    ``width_of_draws(draws)`` gives."""
+    ``width_of_draws(draws)`` gives; it says it reads ``sweeps``."""
     from attnge import evidence as ev
     from attnge.step import Step
 
@@ -163,7 +163,7 @@ def _fake_step(width_of_draws):
         return [table]
 
     return Step(id="fake", title="fake", claim="", latex=lambda: "", derive=lambda p: {},
-                check=check, method="", failure="")
+                check=check, method="", failure="", sweeps=sweeps)
 
 
 @pytest.mark.parametrize("se, looks, stalled", [
@@ -214,14 +214,36 @@ def test_rows_outside_their_regime_say_no_number_of_draws_decides_them():
 def test_a_run_outside_the_fits_regime_states_the_sizes_and_their_price():
     """β = 1.5 at ℓ ≤ 800: the record names ℓ = 1600, 3200, 6400 (the exact mass's regime,
     ``regimes.sizes_that_decide``) and one core's seconds for a look there, the chain draws'
-    ℓ³ cost; at β = 1 the sizes are inside and nothing is stated."""
+    ℓ³ cost, for a step that reads the chain draws; for one that reads the law draws alone,
+    theirs (at ℓ/2 and the sizes, ``ledger_draws.law_draws``), none of the chain's; at β = 1
+    the sizes are inside and nothing is stated."""
     params = Params(beta=1.5, sizes=(200, 400, 800), draws=2)
-    out = runner.decide([_fake_step(lambda n: 0.02)], params, 60.0)
+    out = runner.decide([_fake_step(lambda n: 0.02, ("chain",))], params, 60.0)
     need = out.decided["sizes_needed"]
     assert need["sizes"] == [1600, 3200, 6400] and need["steps"] == ["fake"]
     assert need["core_seconds"] == pytest.approx(2 * 9.8 * (0.8**3 + 1.6**3 + 3.2**3))
+    law = runner.decide([_fake_step(lambda n: 0.02, ("law",))], params, 60.0)
+    counts = [min(1024, round(3 * 2 * (6400 / ell) ** 1.25)) for ell in (800, 1600, 3200, 6400)]
+    assert law.decided["sizes_needed"]["core_seconds"] == pytest.approx(
+        sum(n * 1.1 * (ell / 2000) ** 3 for n, ell in zip(counts, (800, 1600, 3200, 6400))))
     inside = runner.decide([_fake_step(lambda n: 0.02)], PARAMS, 60.0)
     assert "sizes_needed" not in inside.decided
+
+
+def _sized_step():
+    """A step reading the chain draws that only sizes inside the fits' regime at β = 1.5
+    (ℓ ≥ 1600) decide, and there 8 draws per size."""
+    def check(params):
+        table = Table("fake", ["a"])
+        if params.sizes[0] >= 1600:
+            table.add([f"{params.draws} draws"], True if params.draws >= 8 else
+                      judging.INCONCLUSIVE, 8 / params.draws)
+        else:
+            table.add([f"{judging.OUT_OF_REGIME}: sizes"], judging.INCONCLUSIVE,
+                      judging.NO_DRAWS)
+        return [table]
+    return Step(id="fake", title="fake", claim="", latex=lambda: "", derive=lambda p: {},
+                check=check, method="", failure="", sweeps=("chain",))
 
 
 def test_a_look_at_larger_sizes_is_taken_where_the_budget_holds_it():
@@ -229,18 +251,7 @@ def test_a_look_at_larger_sizes_is_taken_where_the_budget_holds_it():
     8 draws per size: with a budget for it, the looks go on at ℓ = 1600, 3200, 6400 from the
     run's draws, doubling them until it is decided, and the record names its sizes; with a
     budget too short, it says why not."""
-    def check(params):
-        table = Table("fake", ["a"])
-        if params.sizes[0] >= 1600:     # inside: 8 draws per size decide it
-            table.add([f"{params.draws} draws"], True if params.draws >= 8 else
-                      judging.INCONCLUSIVE,
-                      8 / params.draws)
-        else:
-            table.add([f"{judging.OUT_OF_REGIME}: sizes"], judging.INCONCLUSIVE,
-                      judging.NO_DRAWS)
-        return [table]
-    step = Step(id="fake", title="fake", claim="", latex=lambda: "", derive=lambda p: {},
-                check=check, method="", failure="")
+    step = _sized_step()
     params = Params(beta=1.5, sizes=(200, 400, 800), draws=2)
     seen = []
     out = runner.decide([step], params, 1e5, finished=lambda r, d: seen.append(r.verdict))
@@ -254,6 +265,20 @@ def test_a_look_at_larger_sizes_is_taken_where_the_budget_holds_it():
     short = runner.decide([step], params, 60.0).decided
     assert short["steps"]["fake"]["verdict"] == judging.INCONCLUSIVE
     assert "of the budget left" in short["sizes_needed"]["not_taken"]
+
+
+def test_a_look_at_larger_sizes_starts_from_the_draws_the_budget_holds(monkeypatch):
+    """8 draws per size, and a budget that holds a look at ℓ = 1600, 3200, 6400 with 2 of
+    them (366 core-seconds a draw per size there, on 2 cores) but not with 4: the look there
+    starts from 2 draws and doubles them (its own draws' time, not the estimate's) to 8."""
+    monkeypatch.setattr(runner.parallel, "cores", lambda: 2)
+    step, params = _sized_step(), Params(beta=1.5, sizes=(200, 400, 800), draws=8)
+    out = runner.decide([step], params, 500.0)
+    assert [(look["draws"], "sizes" in look) for look in out.decided["looks"]] == \
+        [(8, False), (2, True), (4, True), (8, True)]
+    assert out.results[0].verdict == "PASS"
+    short = runner.decide([step], params, 300.0)
+    assert "with 2 draws per size" in short.decided["sizes_needed"]["not_taken"]
 
 
 def test_a_bound_methods_draws_are_kept_apart_by_their_object():

@@ -134,3 +134,17 @@ def test_trace_moments_are_the_moments_of_the_spectra():
     assert np.allclose(got["Y_lin_f"],
                        spectra.spectral_moments(spectra.squared_singular_values(lin), 4),
                        rtol=1e-10, atol=0)
+
+
+@pytest.mark.parametrize("ell, d_qk, beta", [(120, 60, 1.0), (100, 400, 2.0)])
+def test_a_law_draw_on_the_chains_stream_is_the_chain_draws_m0_bit_for_bit(ell, d_qk, beta):
+    """The law steps read the chain draws' scores without their models: the spectrum of M0,
+    s₁(A) and ‖A‖_F² of ``measure_law_draw(..., "chain")`` are the chain draw's bytes."""
+    from attnge.numerics.law_draws import measure_law_draw
+
+    chain = measure_draw(ell, d_qk, beta, 3, 2)
+    law = measure_law_draw(ell, d_qk, beta, 3, 2, "chain")
+    assert law.eigs.tobytes() == chain.spectra["M0"].tobytes()
+    assert (law.s1, law.frob2) == (chain.perron.s1, chain.perron.frob2)
+    other = measure_law_draw(ell, d_qk, beta, 3, 2)           # stream "law": another draw
+    assert other.eigs.tobytes() != law.eigs.tobytes()
