@@ -51,6 +51,13 @@ class StepResult:
         return self.verdict == INCONCLUSIVE and any(t.draws_could_decide(reach)
                                                     for t in self.tables)
 
+    def outside_regime(self) -> bool:
+        """An INCONCLUSIVE step with a row that no number of draws decides at its sizes
+        (``judging.NO_DRAWS``: outside its fit's regime): it cannot PASS at these sizes."""
+        return self.verdict == INCONCLUSIVE and any(
+            v == INCONCLUSIVE and n == judging.NO_DRAWS
+            for t in self.tables for v, n in zip(t.verdicts, t.needs))
+
     @property
     def draws_needed(self) -> float | None:
         """The least factor of its draws that one of its undecided rows states would decide
@@ -232,6 +239,7 @@ def decide(steps: list[Step], params: Params, budget: float, progress=None,
     start = time.perf_counter()
 
     sizes = params.sizes                   # the looks' sizes (larger after ``grow_sizes``)
+    larger_known = bool(regimes.sizes_that_decide(params.beta, params.y, params.sizes))
 
     def look(draws: int, _z: float) -> tuple[str, bool]:
         nonlocal todo
@@ -252,6 +260,10 @@ def decide(steps: list[Step], params: Params, budget: float, progress=None,
                                       f"{widths[r.step.id]:.3g} to {width:.3g} (relative): "
                                       "their error is not the draws'; larger sizes would decide")
             seen[r.step.id], widths[r.step.id] = rows, width
+            if (sizes == params.sizes and larger_known and r.step.id not in stalled
+                    and r.outside_regime()):
+                stalled[r.step.id] = ("rows outside the fits' regime at these sizes, which no "
+                                      "number of draws decides: larger sizes first")
             if (len(looks) < judging.LOOKS_MAX and r.step.id not in stalled
                     and r.draws_could_decide() and not r.draws_could_decide(reach)):
                 need = r.draws_needed       # every row more draws could decide states one

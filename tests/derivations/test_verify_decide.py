@@ -281,6 +281,29 @@ def test_a_look_at_larger_sizes_starts_from_the_draws_the_budget_holds(monkeypat
     assert "with 2 draws per size" in short.decided["sizes_needed"]["not_taken"]
 
 
+def test_a_step_outside_the_fits_regime_goes_to_larger_sizes_before_more_draws():
+    """At ℓ ≤ 800 and β = 1.5 the step has a row outside its regime (no number of draws
+    decides it) beside one that more draws might: its draws are not grown there (they
+    could not make it PASS), and the next look is at the sizes that decide."""
+    def check(params):
+        table = Table("fake", ["a"])
+        if params.sizes[0] >= 1600:
+            table.add([f"{params.draws} draws"], True)
+        else:
+            table.add([f"{judging.OUT_OF_REGIME}: sizes"], judging.INCONCLUSIVE,
+                      judging.NO_DRAWS)
+            table.add([f"{params.draws} draws"], judging.INCONCLUSIVE)    # more may decide
+        return [table]
+    step = Step(id="fake", title="fake", claim="", latex=lambda: "", derive=lambda p: {},
+                check=check, method="", failure="", sweeps=("chain",))
+    out = runner.decide([step], Params(beta=1.5, sizes=(200, 400, 800), draws=2), 1e5)
+    assert [(look["draws"], "sizes" in look) for look in out.decided["looks"]] == \
+        [(2, False), (2, True)]
+    assert out.results[0].verdict == "PASS"
+    inside = runner.decide([step], Params(beta=1.0, sizes=(200, 400, 800), draws=2), 1e5)
+    assert len(inside.decided["looks"]) > 1     # no larger sizes known: the draws grow
+
+
 def test_a_bound_methods_draws_are_kept_apart_by_their_object():
     """Two threshold sweeps' ``measure`` take the same arguments and read their own fields:
     the store names each draw by its object too."""
