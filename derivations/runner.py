@@ -53,7 +53,8 @@ class StepResult:
 
     def outside_regime(self) -> bool:
         """An INCONCLUSIVE step with a row that no number of draws decides at its sizes
-        (``judging.NO_DRAWS``: outside its fit's regime): it cannot PASS at these sizes."""
+        (``judging.NO_DRAWS``: mostly outside its fit's regime; also a draw beyond double
+        range or an unsettled quadrature): it cannot PASS at these sizes."""
         return self.verdict == INCONCLUSIVE and any(
             v == INCONCLUSIVE and n == judging.NO_DRAWS
             for t in self.tables for v, n in zip(t.verdicts, t.needs))
