@@ -87,7 +87,7 @@ def test_an_interrupted_run_prints_and_writes_the_steps_it_finished(tmp_path, si
     path = tmp_path / "out.json"
     # two steps after perron (several seconds each), so that a loaded machine that is slow
     # to send the signal still finds the run going; it stops in one of them
-    planned = ["perron", "threshold", "exponential"]
+    planned = ["perron", "multi-head-law", "threshold"]      # in the ledger's order
     proc = subprocess.Popen([sys.executable, "-m", "attnge", "--quiet", "verify", "--steps",
                              ",".join(planned), "--sizes", "100,200,400", "--draws", "2",
                              "--json", str(path)], env=_env(), cwd=ROOT,
