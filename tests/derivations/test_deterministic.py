@@ -81,6 +81,13 @@ def test_the_comparison_can_fail(alone, tmp_path):
     assert _verify(tmp_path / "out.json", "--seed", "1") != alone
 
 
+def _interruptible() -> None:
+    """Ctrl-C's default in the child: a shell starts a background job (``cmd &``, as a CI
+    script may run the suite) with SIGINT ignored, which its children inherit, and Python then
+    installs no KeyboardInterrupt handler."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @pytest.mark.parametrize("sig, code, word", [(signal.SIGINT, 130, "interrupted"),
                                              (signal.SIGTERM, 143, "terminated")])
 def test_an_interrupted_run_prints_and_writes_the_steps_it_finished(tmp_path, sig, code, word):
@@ -91,7 +98,8 @@ def test_an_interrupted_run_prints_and_writes_the_steps_it_finished(tmp_path, si
     proc = subprocess.Popen([sys.executable, "-m", "attnge", "--quiet", "verify", "--steps",
                              ",".join(planned), "--sizes", "100,200,400", "--draws", "2",
                              "--json", str(path)], env=_env(), cwd=ROOT,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=_interruptible)
     first = proc.stdout.readline()                    # perron's line, as soon as it is decided
     assert first.startswith("perron ")
     proc.send_signal(sig)
