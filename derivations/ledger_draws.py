@@ -45,25 +45,20 @@ def _by_size(fn, tasks: list[tuple], matrices: int = MATRICES_PER_DRAW) -> dict[
     return out
 
 
-def _chain_key(beta: float, y: float, sizes: tuple[int, ...], draws: int, seed: int,
-               d_qk: tuple[int, ...]) -> tuple:
-    return ("chain", beta, y, sizes, draws, seed, d_qk)
-
-
-def _sweep(beta: float, y: float, sizes: tuple[int, ...], draws: int, seed: int,
-           d_qk: tuple[int, ...]) -> dict[int, list[DrawMeasurement]]:
-    """The chain draws, measured once per run context."""
-    return current().sweep(
-        _chain_key(beta, y, sizes, draws, seed, d_qk),
-        lambda: _by_size(measure_draw, [(ell, d, beta, seed, k) for ell, d in zip(sizes, d_qk)
-                                        for k in range(draws)]))
+def _chain_key(params: Params) -> tuple:
+    """The run context's key of the chain sweep of ``params``."""
+    return ("chain", params.beta, params.y, tuple(params.sizes), params.draws, params.seed,
+            tuple(params.d_qk(ell) for ell in params.sizes))
 
 
 def chain_sweep(params: Params) -> dict[int, list[DrawMeasurement]]:
     """ℓ → the measurements of its draws (cached for the parameters of a run)."""
     validate(params)
-    return _sweep(params.beta, params.y, tuple(params.sizes), params.draws, params.seed,
-                  tuple(params.d_qk(ell) for ell in params.sizes))
+    key = _chain_key(params)
+    _, beta, _, sizes, draws, seed, d_qk = key
+    return current().sweep(
+        key, lambda: _by_size(measure_draw, [(ell, d, beta, seed, k) for ell, d in
+                                             zip(sizes, d_qk) for k in range(draws)]))
 
 
 def law_sizes(params: Params) -> tuple[int, ...]:
@@ -114,9 +109,7 @@ def law_sweep(params: Params) -> dict[int, list[LawDraw]]:
     d_qk = tuple(params.d_qk(ell) for ell in sizes)
     chained = tuple(params.draws if ell in params.sizes else 0 for ell in sizes)
     counts = tuple(max(0, law_draws(params, ell) - c) for ell, c in zip(sizes, chained))
-    chain = current().cached(_chain_key(params.beta, params.y, tuple(params.sizes),
-                                        params.draws, params.seed,
-                                        tuple(params.d_qk(ell) for ell in params.sizes)))
+    chain = current().cached(_chain_key(params))
 
     def measure() -> dict[int, list[LawDraw]]:
         tasks = [(ell, d, params.beta, params.seed, k, stream)

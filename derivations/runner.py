@@ -240,7 +240,7 @@ def decide(steps: list[Step], params: Params, budget: float, progress=None,
     start = time.perf_counter()
 
     sizes = params.sizes                   # the looks' sizes (larger after ``grow_sizes``)
-    larger_known = bool(regimes.sizes_that_decide(params.beta, params.y, params.sizes))
+    larger = regimes.sizes_that_decide(params.beta, params.y, params.sizes)   # () if none
 
     def look(draws: int, _z: float) -> tuple[str, bool]:
         nonlocal todo
@@ -261,7 +261,7 @@ def decide(steps: list[Step], params: Params, budget: float, progress=None,
                                       f"{widths[r.step.id]:.3g} to {width:.3g} (relative): "
                                       "their error is not the draws'; larger sizes would decide")
             seen[r.step.id], widths[r.step.id] = rows, width
-            if (sizes == params.sizes and larger_known and r.step.id not in stalled
+            if (sizes == params.sizes and larger and r.step.id not in stalled
                     and r.outside_regime()):
                 stalled[r.step.id] = ("rows outside the fits' regime at these sizes, which no "
                                       "number of draws decides: larger sizes first")
@@ -292,7 +292,6 @@ def decide(steps: list[Step], params: Params, budget: float, progress=None,
         nonlocal todo, sizes
         undecided = [s for s in steps if s.id in results
                      and results[s.id][0].verdict == INCONCLUSIVE]
-        larger = regimes.sizes_that_decide(params.beta, params.y, params.sizes)
         if not (undecided and larger):
             return stopped, ""
         left = budget - (time.perf_counter() - start)
@@ -341,7 +340,6 @@ def decide(steps: list[Step], params: Params, budget: float, progress=None,
         undecided = [s for s in steps if s.id in record["steps"]
                      and record["steps"][s.id]["verdict"] == INCONCLUSIVE
                      and "sizes" not in record["steps"][s.id]]
-        larger = regimes.sizes_that_decide(params.beta, params.y, params.sizes)
         if undecided and larger:
             record["sizes_needed"] = {
                 "steps": [s.id for s in undecided], "sizes": list(larger),
