@@ -132,7 +132,8 @@ def rate_row(table: Table, label: str, params: Params, values: list[np.ndarray],
     if first is None:
         cells = [pm(*mean_se(v)) for v in values]
         table.add([label, *cells, "", fmt(predicted, 3),
-                   f"{OUT_OF_REGIME}: {regime.why}; {regime.need_text}"], INCONCLUSIVE, NO_DRAWS)
+                   f"{OUT_OF_REGIME}: {regime.why}; {regime.need_text}"], INCONCLUSIVE, NO_DRAWS,
+                  regime.decides_from)
         if slope.claim:
             unfitted_rival(table, f"{label}, fitted slope", slope.rival)
         return stats.Rate(float("nan"), float("nan"))
@@ -502,7 +503,7 @@ def limit_row(table: Table, label: str, sizes, values: list[np.ndarray],
             mean, se = mean_se(values[-1])
             table.add([label, f"{pm(mean, se)} at {max(sizes)}", fmt(predicted, 8), "",
                        f"{OUT_OF_REGIME}: {regime.why}; {regime.need_text}", ""], INCONCLUSIVE,
-                      NO_DRAWS)
+                      NO_DRAWS, regime.decides_from)
             unfitted_rival(table, label, target.rival)
             return None
         if first:

@@ -180,7 +180,8 @@ def reach(looks_taken: int) -> int:
 
 
 def decide(look: Callable[[int, float], tuple[str, bool]], draws: int, budget: float,
-           looks_max: int | None = None) -> tuple[dict, str]:
+           looks_max: int | None = None,
+           price: Callable[[int, int], float] | None = None) -> tuple[dict, str]:
     """``--decide``: call ``look(n, z)`` (measure up to n draws per size, keeping those already
     measured, judge them at z, the per-look ``sequential_z(DECAY_Z, LOOKS_MAX)``, and return
     the verdict and whether more draws could decide it) at n = ``draws``, 2·draws, 4·draws, …
@@ -188,7 +189,10 @@ def decide(look: Callable[[int, float], tuple[str, bool]], draws: int, budget: f
     and more draws could decide it, as long as the next look, its time estimated from the
     last one's (as many new draws as there are), fits in what ``budget`` (seconds) leaves,
     at most ``looks_max`` looks (default ``LOOKS_MAX``; what a run's ``LOOKS_MAX`` leaves,
-    where earlier looks took the rest: their z stays that of ``LOOKS_MAX``).
+    where earlier looks took the rest: their z stays that of ``LOOKS_MAX``). ``price(have,
+    total)``, where given, is a floor on that estimate: the seconds the draws from ``have``
+    to ``total`` per size take on this machine by a model of their cost, for looks whose
+    draws were read from a store (their time says nothing of a new draw's).
 
     Returns the record of the looks (the budget, the per-look z, each look's draws, verdict
     and seconds, the time spent) and what stopped it short of a decision ('' where it
@@ -205,17 +209,25 @@ def decide(look: Callable[[int, float], tuple[str, bool]], draws: int, budget: f
         if verdict != INCONCLUSIVE or not more:
             break
         estimate = took * total / max(total - have, 1)
+        if price is not None:
+            estimate = max(estimate, price(total, 2 * total))
         left = budget - (time.perf_counter() - start)
         if len(looks) >= looks_max or estimate > left:
             why = (f"{LOOKS_MAX} looks taken" if len(looks) >= looks_max else
                    f"{left:.0f} s of the budget left")
             looks[-1]["next"] = {"draws": 2 * total, "seconds": estimate}
             stopped = (f"--decide stopped ({why}): the next look, {2 * total} draws per "
-                       f"size, would take about {estimate:.0f} s here")
+                       f"size, would take about {time_text(estimate)} here")
             break
         have, total = total, 2 * total
     return {"budget_s": budget, "z_per_look": z, "looks": looks,
             "spent_s": time.perf_counter() - start}, stopped
+
+
+def time_text(seconds: float) -> str:
+    """Seconds as '12 s', '3.4 min' or '1.59 h'."""
+    return (f"{seconds / 3600:.3g} h" if seconds >= 3600 else f"{seconds / 60:.3g} min"
+            if seconds >= 60 else f"{seconds:.2g} s")
 
 
 @dataclass(frozen=True)
@@ -296,4 +308,4 @@ __all__ = ["BREAKS", "CROSSING_Z", "DECAY_Z", "ERROR", "HOLDS", "INCONCLUSIVE",
            "LOOKS_MAX", "MORE_NODES", "NO_DRAWS", "OUT_OF_REGIME", "OVERFLOW", "PLATEAU_SLOPE",
            "RATE_Z", "READING_Z", "REFUSED", "RIVAL_SHARE", "Rival", "SIGN_Z", "SIZE_Z",
            "SLOPE_TOLERANCE", "VALUE_Z", "Verdict", "Z_MAX", "at", "at_looks", "decay_z", "decide",
-           "detectable", "looking", "reach", "sequential_z", "verdict_text"]
+           "detectable", "looking", "reach", "sequential_z", "time_text", "verdict_text"]

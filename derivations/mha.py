@@ -5,11 +5,12 @@ Per draw: the n eigenvalues of MHA⊥MHA⊥ᵀ and of n⁻¹MHA^G MHA^Gᵀ on th
 (``numerics.multi_head``), and of two more models on those weights: the Gaussian model with
 fresh noise (its own draw-to-draw spread) and the i.i.d. surrogate (θ₂ = 0, the rival).
 Reported, mean ± se over draws: the relative W₁ distance (mean |difference of the sorted
-eigenvalues| over the output law's m₁, γ_O θ₁ but for tied K = V; γ_O θ₁, the Gaussian
-model's exact mean eigenvalue for independent values, without a law), in percent, the
-Kolmogorov distance of the two spectra, and m₁, m₂ of both against the output law
-(``theory.multi_head``; inputs with orthonormal rows only); the time of one draw. d_O = d
-unless given.
+eigenvalues| over the output law's m₁: γ_O θ₁, larger for tied K = V, and γ_O(θ₁ + γθ₂),
+γ = n/d, for Gaussian inputs, ``theory.input_models.output_m1``; γ_O θ₁ for tied K = V on
+Gaussian inputs, which have no stated m₁), in percent, the Kolmogorov distance of the two
+spectra, and m₁, m₂ of both against the output law (``theory.multi_head``; inputs with
+orthonormal rows; for Gaussian inputs m₁ alone); the time of one draw. d_O = d unless
+given.
 
 The verdict (:func:`judge`) reads the layer at n/4, n/2 and n (``LADDER``): GE HOLDS when
 its distance to the Gaussian model at n is within the model's own spread or shrinks along
@@ -55,6 +56,7 @@ from attnge.theory import multi_head as mh
 from attnge.theory import weight_laws as wl
 from attnge.theory.exponential import thetas
 from attnge.theory.initialisation import Init, effective_beta
+from attnge.theory.input_models import output_m1
 from attnge.theory.inputs import integer
 from attnge.theory.laws import describe
 from attnge.theory.symbols import positive_beta
@@ -214,8 +216,8 @@ def ladder(shape: Shape, d: int) -> list[tuple[Shape, int]]:
 def mean_eigenvalue(shape: Shape, beta: float, unit: float = 1.0) -> float:
     """The scale of the relative W₁ distances: γ_O θ₁ = d_O θ₁/n, the mean eigenvalue of
     n⁻¹MHA^G MHA^Gᵀ for values independent of the keys (exactly, at any n), times ``unit``:
-    the output law's m₁ over γ_O θ₁ (``law_unit``; 1 but for tied K = V, whose m₁ the θ₂
-    term raises, and for inputs without a law)."""
+    the output law's m₁ over γ_O θ₁ (``law_unit``; 1 but for tied K = V and for Gaussian
+    inputs, whose m₁ a θ₂ term raises)."""
     return unit * shape.d_o * float(thetas(beta)[0]) / shape.n
 
 
@@ -224,6 +226,16 @@ def law_unit(shape: Shape, beta, m1: sp.Expr) -> float:
     multi-query values, larger for tied K = V)."""
     b = positive_beta(beta)
     return float(sp.simplify(m1 / (sp.Rational(shape.d_o, shape.n) * (sp.exp(b**2) - 1))))
+
+
+def gaussian_inputs_m1(shape: Shape, d: int, beta) -> sp.Expr | None:
+    """The output law's m₁ for Gaussian inputs of width d (``theory.input_models
+    .output_m1``: γ_O(θ₁ + (n/d)θ₂)); None for tied K = V, which has no stated m₁ there."""
+    if shape.sharing == "kv":
+        return None
+    t1, t2 = thetas(positive_beta(beta))
+    return output_m1("gaussian", sp.Rational(shape.n, d), t1, t2,
+                     sp.Rational(shape.d_o, shape.n))
 
 
 def output_law(shape: Shape, beta) -> tuple[mh.Law, mh.Law]:
@@ -245,7 +257,7 @@ class Result:
     beta: float
     draws: int
     seed: int
-    law_moments: list[float] | None           # None: no law for these inputs
+    law_moments: list[float | None] | None    # (m₁, m₂) of the law; None where not stated
     edge: float | None
     rel_w1: np.ndarray
     ks: np.ndarray
@@ -405,6 +417,8 @@ def run(shape: Shape, d: int, beta: float, draws: int, seed: int = 0, progress=N
         exact = mh.moments(stated, 2, "stated")
         law, unit = [float(m) for m in exact], law_unit(shape, beta, exact[0])
         edge = float(mhl.right_edge(stated, dps=15))
+    elif (m1 := gaussian_inputs_m1(shape, d, beta)) is not None:
+        law, unit = [float(m1), None], law_unit(shape, beta, m1)
     sizes = ladder(shape, d)
     found: list[list[tuple]] = [[] for _ in sizes]          # per size: (draw, seconds)
     judged: list = []
@@ -454,7 +468,7 @@ def markdown(result: Result, name: str | None = None) -> str:
     s = result.summary()
     sh = s["shape"]
     pm = lambda v: f"{v['mean']:.4g} ± {v['se']:.2g}"  # noqa: E731
-    law = (lambda v: f"{v:.6g}") if result.law_moments else (lambda v: "")  # noqa: E731
+    law = lambda v: "" if v is None else f"{v:.6g}"  # noqa: E731
     title = (f"{name or 'layer'}: n = {sh['n']}, d = {sh['d']}, heads = {sh['heads']} "
              f"(kv heads {sh['kv_heads']}, sharing {sh['sharing']}), d_K = {sh['d_k']}, "
              f"d_V = {sh['d_v']}, d_O = {sh['d_o']}, {s['inputs']} inputs, beta = "
@@ -482,10 +496,14 @@ def markdown(result: Result, name: str | None = None) -> str:
               f"{pct(r['rival_excess'])} |" for r in result.ladder]
     lines += ["", "| quantity | measured (mean ± se) | output law |", "|---|---|---|"]
     lines += [f"| {a} | {b} | {c} |" for a, b, c in rows]
-    if not result.law_moments:
+    if result.edge is None:
         lines += ["", f"The output law (docs/math.md §7) is derived for inputs with orthonormal "
                   f"rows; with {result.inputs} inputs the verdict compares the layer with its "
-                  "Gaussian model on the same inputs and weights, and no law is stated."]
+                  "Gaussian model on the same inputs and weights, and "
+                  + ("no law is stated." if s["m1"]["law"] is None else
+                     "of the law only its mean eigenvalue m_1 = gamma_O (theta1 + gamma "
+                     "theta2), gamma = n/d, is stated (derived by the theorem's argument, "
+                     "not proved).")]
     return "\n".join(lines) + "\n"
 
 
@@ -500,7 +518,7 @@ def density_curve(result: Result, top: float) -> tuple[np.ndarray, np.ndarray] |
     right edge E (the support's supremum, ``result.edge``), where reading a zero from the
     curve takes every root of its polynomial; None without a law (inputs that are not
     orthonormal)."""
-    if not result.law_moments:
+    if result.edge is None:
         return None
     _, matrix = output_law(result.shape, result.beta)
     grid = np.linspace(top / DENSITY_POINTS / 4, top, DENSITY_POINTS)
@@ -594,11 +612,12 @@ def folder_markdown(found: dict[str, dict], command: str) -> str:
              "draws. Verdict: docs/math.md §16 (the layer at n/4, n/2 and n against its "
              "Gaussian model's own spread, the i.i.d. surrogate ruled out). Relative W1: mean "
              "|difference of the sorted eigenvalues| over the output law's mean eigenvalue m1 "
-             "(γ_O θ₁, the Gaussian model's, but for tied K = V; γ_O θ₁ for Gaussian inputs). "
+             "(γ_O θ₁, the Gaussian model's, but for tied K = V; γ_O(θ₁ + γθ₂), γ = n/d, for "
+             "Gaussian inputs, γ_O θ₁ for tied K = V on them). "
              "KS: the Kolmogorov distance of the two "
-             "spectra. m1, m2: of MHA⊥, with the output law's value after the slash (no law "
-             "for Gaussian inputs, which a preset with n > d takes). Time: one draw (all four "
-             "models) on this machine, in one process.", "",
+             "spectra. m1, m2: of MHA⊥, with the output law's value after the slash (for "
+             "Gaussian inputs, which a preset with n > d takes, m1 alone). Time: one draw "
+             "(all four models) on this machine, in one process.", "",
              "| preset | n | d | heads / kv | d_K | sharing | inputs | verdict | rel. W1 (%) | "
              "KS | m1 / law | m2 / law | s per draw | figure |",
              "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]

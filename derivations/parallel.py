@@ -135,6 +135,14 @@ def other_runnable() -> int | None:
     return count
 
 
+def at_once(memory: int) -> int:
+    """How many draws of ``memory`` bytes this machine runs side by side when nothing else
+    runs: its cores, as many as the available memory holds (what :func:`processes` gives an
+    idle machine). It prices a look that has not run; it never sets what a draw gives."""
+    from attnge.numerics.measure import available_bytes
+    return max(1, min(cores(), available_bytes() // memory if memory > 0 else cores()))
+
+
 def free_cores() -> int:
     """The cores other processes leave free now, at least 1 (all of them where ``/proc``
     cannot tell). It sets how many draws run side by side, never what they give."""

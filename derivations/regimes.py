@@ -49,6 +49,7 @@ from itertools import pairwise
 import sympy as sp
 from scipy.stats import poisson
 
+from attnge.judging import time_text
 from attnge.numerics import stats
 from attnge.numerics.measure import MATRICES_PER_DRAW
 from attnge.numerics.multi_head_law import edge_stieltjes, entry_for_location, outlier_threshold
@@ -123,6 +124,12 @@ class Regime:
         return k if len(self.inside) - k >= MIN_SIZES else None
 
     @property
+    def decides_from(self) -> float:
+        """``need`` for ``step.Table.add``'s ``larger``: math.inf where no ℓ up to
+        ``SEARCH_MAX`` decides."""
+        return math.inf if self.need is None else float(self.need)
+
+    @property
     def need_text(self) -> str:
         if self.need is None:
             return f"no ell up to {SEARCH_MAX:.0e} decides it at beta = {self.beta:g}"
@@ -150,12 +157,6 @@ def draw_cost(ell: int) -> str:
     return (f"one draw at ell = {ell} needs at least {need / 2**30:.3g} GiB and about "
             f"{time_text(DRAW_SECONDS * (ell / 2000) ** 3)} of one core (2-core machine of "
             "docs/bench)")
-
-
-def time_text(seconds: float) -> str:
-    """Seconds as '12 s', '3.4 min' or '1.59 h'."""
-    return (f"{seconds / 3600:.3g} h" if seconds >= 3600 else f"{seconds / 60:.3g} min"
-            if seconds >= 60 else f"{seconds:.2g} s")
 
 
 def sizes_that_decide(beta: float, y: float, sizes: Sequence[int]) -> tuple[int, ...]:

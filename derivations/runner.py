@@ -60,6 +60,13 @@ class StepResult:
             for t in self.tables for v, n in zip(t.verdicts, t.needs))
 
     @property
+    def ell_needed(self) -> float | None:
+        """The smallest ℓ from which three sizes (ℓ, 2ℓ, 4ℓ) would put every row it has
+        outside its fit's regime inside (``Table.ell_needed``; math.inf where one row is out
+        of reach; None where no row states one)."""
+        return max((n for t in self.tables if (n := t.ell_needed) is not None), default=None)
+
+    @property
     def draws_needed(self) -> float | None:
         """The least factor of its draws that one of its undecided rows states would decide
         it (``Table.draws_needed``; None where none states one)."""
@@ -172,6 +179,15 @@ DRAWS_FEWEST = 2
 fit in what the budget leaves (two: the fewest that give a standard error)."""
 
 
+def look_workers(params: Params) -> int:
+    """The draws that run side by side in a look at ``params``' sizes on this machine: its
+    cores, as many as memory holds of a chain draw at the largest size (``parallel.at_once``;
+    the law draws' sweep takes the same bound)."""
+    ell = max(params.sizes)
+    return parallel.at_once(ledger_draws.draw_bytes(ell, params.d_qk(ell),
+                                                    ledger_draws.MATRICES_PER_DRAW))
+
+
 def look_core_seconds(steps: list[Step], params: Params) -> float:
     """One core's seconds for the shared draws ``steps`` read (``Step.sweeps``) at
     ``params``' sizes and draws (``regimes.look_seconds``, at least): the chain draws, and the
@@ -213,20 +229,24 @@ def decide(steps: list[Step], params: Params, budget: float, progress=None,
     that all looks together reject a true prediction no more often than one run at the fixed
     size does.
 
-    Then, where the run's sizes are outside the fits' regime and steps remain
-    INCONCLUSIVE, the looks go on for them at the sizes that put three inside it
-    (``regimes.sizes_that_decide``), from the run's draws and doubling them the same way,
+    Then, where steps remain INCONCLUSIVE with rows outside their fits' regime, the looks go
+    on for them at the sizes that put three inside every such row (``sizes_for``: what the
+    rows state, ``StepResult.ell_needed``, and the exact mass's and width's regime,
+    ``regimes.sizes_that_decide``), from the run's draws and doubling them the same way,
     where the first of those looks fits in the budget, the memory and the
-    ``judging.LOOKS_MAX`` looks (``grow_sizes``), at the same per-look thresholds.
+    ``judging.LOOKS_MAX`` looks (``grow_sizes``), at the same per-look thresholds. Where the
+    steps need different sizes and a look at the largest does not fit, the steps that need
+    less go first.
 
     A step keeps the result of the look that decided it (PASS, FAIL, or INCONCLUSIVE where
     only larger sizes could decide), or its last look at larger sizes; ``finished(result,
     draws)`` is called as each is decided, and for the undecided once the looks end. The
     returned run's ``decided`` records the looks (with their sizes where larger), each
     step's draws per size, verdict and sizes where larger, the time spent, what stopped the
-    looks short of a decision and, where the run's sizes are outside the fits' regime and no
-    look at larger sizes was taken, the sizes that would decide, one core's seconds for a
-    look there (``regimes.look_seconds``, at least) and why it was not taken.
+    looks short of a decision and, for the steps whose rows state larger sizes than any look
+    took (``sizes_needed``, one entry per sizes), those sizes, one core's seconds for a look
+    there (``regimes.look_seconds``, at least) and why it was not taken (or, with no sizes,
+    that no ℓ up to ``regimes.SEARCH_MAX`` would put their rows inside their regime).
     """
     context, drawn = current(), DrawStore(store)
     kept, context.draws = context.draws, drawn
@@ -239,8 +259,22 @@ def decide(steps: list[Step], params: Params, budget: float, progress=None,
     sized: dict[str, tuple[int, ...]] = {}     # steps whose last look was at larger sizes
     start = time.perf_counter()
 
+    first_look_s = 0.0                     # the first look's seconds (``priced``)
     sizes = params.sizes                   # the looks' sizes (larger after ``grow_sizes``)
-    larger = regimes.sizes_that_decide(params.beta, params.y, params.sizes)   # () if none
+    floor = regimes.sizes_that_decide(params.beta, params.y, params.sizes)   # () if none
+    waiting: dict[tuple[int, ...], str] = {}   # larger sizes not looked at, and why
+
+    def sizes_for(r: StepResult) -> tuple[int, ...]:
+        """(ℓ, 2ℓ, 4ℓ) from the largest of the ℓ its rows state (``StepResult.ell_needed``)
+        and the exact mass's and width's (``floor``), where 4ℓ is beyond the sizes its
+        result was measured at; () where one of its rows is out of reach, or nothing states
+        larger sizes."""
+        stated = r.ell_needed
+        if stated == math.inf:
+            return ()
+        ell = max(floor[0] if floor else 0, 0 if stated is None else int(stated))
+        return (ell, 2 * ell, 4 * ell) if 4 * ell > max(sized.get(r.step.id, params.sizes)) \
+            else ()
 
     def look(draws: int, _z: float) -> tuple[str, bool]:
         nonlocal todo
@@ -261,7 +295,7 @@ def decide(steps: list[Step], params: Params, budget: float, progress=None,
                                       f"{widths[r.step.id]:.3g} to {width:.3g} (relative): "
                                       "their error is not the draws'; larger sizes would decide")
             seen[r.step.id], widths[r.step.id] = rows, width
-            if (sizes == params.sizes and larger and r.step.id not in stalled
+            if (sizes == params.sizes and sizes_for(r) and r.step.id not in stalled
                     and r.outside_regime()):
                 stalled[r.step.id] = ("rows outside the fits' regime at these sizes, which no "
                                       "number of draws decides: larger sizes first")
@@ -279,52 +313,70 @@ def decide(steps: list[Step], params: Params, budget: float, progress=None,
                     finished(r, draws)
         return (INCONCLUSIVE if todo else "decided"), bool(todo)
 
-    def grow_sizes(record: dict, stopped: str) -> tuple[str, str]:
-        """The steps still INCONCLUSIVE, looked at again at the sizes that put three inside
-        the fits' regime (``regimes.sizes_that_decide``), from the run's draws (or half, a
-        quarter, … down to ``DRAWS_FEWEST``, the most that fit) and growing them as before
-        (``judging.decide``, the looks left of ``LOOKS_MAX``), where the first such look fits
-        in what the budget leaves (the draws its steps read, ``look_core_seconds``, on this
-        machine's cores, and the first look's time for the steps' own work), in memory and
-        in the looks. Returns what stopped the looks
-        (``stopped``, the draws' looks', where none was taken) and why they were not taken
-        ('' where they were)."""
-        nonlocal todo, sizes
-        undecided = [s for s in steps if s.id in results
-                     and results[s.id][0].verdict == INCONCLUSIVE]
-        if not (undecided and larger):
-            return stopped, ""
+    def priced(group: list[Step], at: tuple[int, ...], left: float) -> tuple[int, float]:
+        """The draws per size a first look at ``at`` for ``group`` starts from (the run's, or
+        half, a quarter, … down to ``DRAWS_FEWEST``, the most that fit in ``left``) and its
+        estimated seconds: the draws its steps read (``look_core_seconds``) on the draws
+        this machine runs side by side there (``look_workers``), and the first look's time
+        for the steps' own work."""
+        draws, workers = params.draws, look_workers(replace(params, sizes=at))
+        while True:
+            estimate = (first_look_s + look_core_seconds(group, replace(params, sizes=at,
+                                                                        draws=draws))
+                        / workers)
+            if estimate <= left or draws <= DRAWS_FEWEST:
+                return draws, estimate
+            draws = max(DRAWS_FEWEST, draws // 2)
+
+    def grow_sizes(record: dict, stopped: str) -> str:
+        """The steps still INCONCLUSIVE with rows outside their regime, looked at again at the
+        sizes that put three inside (``sizes_for``), from the run's draws (or fewer,
+        ``priced``) and growing them as before (``judging.decide``, the looks left of
+        ``LOOKS_MAX``), where the first such look fits in what the budget leaves, in memory and
+        in the looks: the largest sizes the steps need where that fits, else the steps that
+        need less (each of the others waits, ``waiting``, with why). Returns what stopped
+        the looks (``stopped``, the draws' looks', where none was taken)."""
+        nonlocal todo, sizes, first_look_s
+        first_look_s = record["looks"][0]["seconds"]
+        want = {s.id: sizes_for(results[s.id][0]) for s in steps if s.id in results
+                and results[s.id][0].verdict == INCONCLUSIVE}
+        candidates = sorted({at for at in want.values() if at}, reverse=True)
+        if not candidates:
+            return stopped
         left = budget - (time.perf_counter() - start)
         taken = len(record["looks"])
-        if taken >= judging.LOOKS_MAX:
-            return stopped, f"{judging.LOOKS_MAX} looks taken"
-        draws = params.draws        # the run's, or fewer where only fewer fit (cheapest first)
-        while True:
-            grown = replace(params, sizes=larger, draws=draws)
-            estimate = (record["looks"][0]["seconds"]     # the steps' own work, at most that
-                        + look_core_seconds(undecided, grown) / parallel.cores())
-            if estimate <= left or draws <= DRAWS_FEWEST:
-                break
-            draws = max(DRAWS_FEWEST, draws // 2)
-        if estimate > left:
-            return stopped, (f"it would take about {estimate:.0f} s here with {draws} draws "
-                             f"per size, {left:.0f} s of the budget left")
-        try:
-            validate(undecided, grown)
-        except ValueError as exc:
-            return stopped, str(exc)
-        todo, sizes = undecided, larger
-        for s in undecided:             # larger sizes are a new start for each of them
+        for at in candidates:
+            group = [s for s in steps if want.get(s.id) and want[s.id] <= at]
+            if taken >= judging.LOOKS_MAX:
+                waiting[at] = f"{judging.LOOKS_MAX} looks taken"
+                continue
+            draws, estimate = priced(group, at, left)
+            if estimate > left:
+                waiting[at] = (f"it would take about {regimes.time_text(estimate)} here with "
+                               f"{draws} draws per size, {regimes.time_text(left)} of the "
+                               "budget left")
+                continue
+            grown = replace(params, sizes=at, draws=draws)
+            try:
+                validate(group, grown)
+            except ValueError as exc:
+                waiting[at] = str(exc)
+                continue
+            break
+        else:
+            return stopped
+        todo, sizes = group, at
+        for s in group:                 # larger sizes are a new start for each of them
             for kept_by in (stalled, widths, seen):
                 kept_by.pop(s.id, None)
         more, stopped = judging.decide(look, draws, left, judging.LOOKS_MAX - taken)
         for entry in more["looks"]:
-            entry["sizes"] = list(larger)
+            entry["sizes"] = list(at)
         record["looks"] += more["looks"]
         record["spent_s"] = time.perf_counter() - start
-        return stopped, ""
+        return stopped
 
-    def merged(record: dict, stopped: str, not_larger: str = "") -> Run:
+    def merged(record: dict, stopped: str) -> Run:
         out = Run(params, [results[s.id][0] for s in steps if s.id in results],
                   time.perf_counter() - start, [s.id for s in steps])
         for entry, ids in zip(record["looks"], looks):
@@ -337,22 +389,29 @@ def decide(steps: list[Step], params: Params, budget: float, progress=None,
         record["z_per_look"] = {name: judging.at_looks(getattr(judging, name))
                                 for name in ("VALUE_Z", "RATE_Z", "Z_MAX")}
         record["draws_measured"], record["draws_read"] = drawn.measured, drawn.read
-        undecided = [s for s in steps if s.id in record["steps"]
-                     and record["steps"][s.id]["verdict"] == INCONCLUSIVE
-                     and "sizes" not in record["steps"][s.id]]
-        if undecided and larger:
-            record["sizes_needed"] = {
-                "steps": [s.id for s in undecided], "sizes": list(larger),
-                "draws": params.draws,
-                "core_seconds": look_core_seconds(undecided,
-                                                  replace(params, sizes=larger)),
-                **({"not_taken": not_larger} if not_larger else {})}
+        needed: dict[tuple[int, ...], list[Step]] = {}
+        for s in steps:
+            r = results[s.id][0] if s.id in results else None
+            if r is None or r.verdict != INCONCLUSIVE:
+                continue
+            at = sizes_for(r) if r.ell_needed != math.inf else ()
+            if at or r.ell_needed == math.inf:
+                needed.setdefault(at, []).append(s)
+        if needed:
+            record["sizes_needed"] = [
+                {"steps": [s.id for s in group], "sizes": list(at), "draws": params.draws,
+                 "core_seconds": look_core_seconds(group, replace(params, sizes=at)),
+                 "workers": look_workers(replace(params, sizes=at)),
+                 **({"not_taken": waiting[at]} if at in waiting else {})} if at else
+                {"steps": [s.id for s in group], "sizes": [], "not_taken":
+                 f"no ell up to {regimes.SEARCH_MAX:.0e} puts their rows inside their regime"}
+                for at, group in sorted(needed.items())]
         out.decided = record
         return out
 
     try:
         record, stopped = judging.decide(look, params.draws, budget)
-        stopped, not_larger = grow_sizes(record, stopped)
+        stopped = grow_sizes(record, stopped)
     except BaseException as err:
         partial = getattr(err, "partial_run", None)
         if partial is not None:
@@ -369,7 +428,7 @@ def decide(steps: list[Step], params: Params, budget: float, progress=None,
         for s in steps:
             if s.id in results and results[s.id][0].verdict == INCONCLUSIVE:
                 finished(*results[s.id])
-    return merged(record, stopped, not_larger)
+    return merged(record, stopped)
 
 
 def _progress(progress):

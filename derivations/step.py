@@ -36,6 +36,10 @@ class Table:
     """Per row, what an INCONCLUSIVE row states would decide it, as a factor of the run's
     draws per size (``math.inf``: no number of draws, its sizes, the precision or the
     quadrature; None: not stated, or the row is decided)."""
+    larger: list[float | None] = field(default_factory=list)
+    """Per row, for an INCONCLUSIVE row outside its fit's regime, the smallest ℓ from which
+    three sizes (ℓ, 2ℓ, 4ℓ) would decide it (``regimes.Regime.need``; ``math.inf``: no ℓ
+    up to ``regimes.SEARCH_MAX``; None: not stated, or the row is decided)."""
 
     def add_series(self, label: str, x_name: str, xs, values, errors, slope: float,
                    slope_se: float, predicted: float) -> None:
@@ -46,15 +50,18 @@ class Table:
                             "slope": float(slope), "slope_se": float(slope_se),
                             "predicted": float(predicted)})
 
-    def add(self, row: list[Cell], verdict: Verdict = None, needs: float | None = None) -> None:
+    def add(self, row: list[Cell], verdict: Verdict = None, needs: float | None = None,
+            larger: float | None = None) -> None:
         """Add a row and its verdict; ``needs``, for an INCONCLUSIVE row, the factor of the
-        run's draws per size that would decide it (``math.inf``: none would)."""
+        run's draws per size that would decide it (``math.inf``: none would); ``larger``, for
+        one outside its fit's regime, the smallest ℓ from which three sizes would."""
         if len(row) != len(self.columns):
             raise ValueError(f"row has {len(row)} cells for {len(self.columns)} columns")
         self.rows.append(row)
         self.verdicts.append(None if verdict is None else INCONCLUSIVE
                              if verdict == INCONCLUSIVE else bool(verdict))
         self.needs.append(needs if verdict == INCONCLUSIVE else None)
+        self.larger.append(larger if verdict == INCONCLUSIVE else None)
 
     @property
     def passed(self) -> bool:
@@ -76,6 +83,14 @@ class Table:
         """The least factor of the draws that an INCONCLUSIVE row states would decide it
         (None where no such row states one)."""
         return min((n for v, n in zip(self.verdicts, self.needs)
+                    if v == INCONCLUSIVE and n is not None), default=None)
+
+    @property
+    def ell_needed(self) -> float | None:
+        """The smallest ℓ from which three sizes would decide every INCONCLUSIVE row that
+        states one (``larger``: the largest of theirs; math.inf where one is out of reach;
+        None where none states one)."""
+        return max((n for v, n in zip(self.verdicts, self.larger)
                     if v == INCONCLUSIVE and n is not None), default=None)
 
 

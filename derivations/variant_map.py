@@ -144,8 +144,24 @@ def table(judgements: list[va.Judgement]) -> str:
             f"{'none' if p is None else p.status} | "
             f"{'—' if p is None else f'{p.m1:.4g}, {p.m2:.4g}'} | {_limit(j, 1)} | "
             f"{_limit(j, 2)} | {last['mean']:.3g} | {w1['rate']['slope']:.2f} ± "
-            f"{w1['rate']['se']:.2f} | {j.verdict} |")
+            f"{w1['rate']['se']:.2f} | {j.verdict}{_sizes_note(j, judgements[0])} |")
     return "\n".join(lines)
+
+
+def _sizes_note(j: va.Judgement, first: va.Judgement) -> str:
+    """' at ℓ = …' for a run judged at other sizes than the map's (``--decide``'s look at the
+    sizes its values' regime needs)."""
+    return "" if j.run.sizes == first.run.sizes else \
+        f" (ℓ = {', '.join(map(str, j.run.sizes))})"
+
+
+def undecided(judgements: list[va.Judgement]) -> str:
+    """Each INCONCLUSIVE run and what would decide it, with its price on this machine (its
+    reason, ``variants.judge`` and ``variants.decide``)."""
+    lines = [f"- {j.run.variant.label}, β = {j.run.beta:g}, y = {j.run.y:g}: {j.reason}"
+             for j in judgements if j.verdict == judging.INCONCLUSIVE]
+    return "" if not lines else ("\n## What would decide the INCONCLUSIVE runs\n\n"
+                                 + "\n".join(lines) + "\n")
 
 
 def summary(judgements: list[va.Judgement]) -> str:
@@ -221,7 +237,7 @@ def write(judgements: list[va.Judgement], folder: Path, command: str, wall_s: fl
         "GE BREAKS: a value misses, or W₁ stops shrinking; INCONCLUSIVE: neither, and "
         "`variants.json` says what would decide. *status* is what covers the prediction: "
         "the theorem, a derivation by its argument (docs/math.md §10–§13), or none.\n\n"
-        + table(judgements) + "\n\n" + summary(judgements)
+        + table(judgements) + "\n\n" + summary(judgements) + undecided(judgements)
         + "\n## The temperature at initialisation\n\n"
         "Each `attnge mha` preset's β from its published init (docs/math.md §15), by the "
         "closed form and sampled from the scheme (8 layers of 64 tokens), and the temperature "

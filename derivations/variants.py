@@ -353,25 +353,84 @@ def judge(run: Run, done: dict, z_miss: float = DECAY_Z) -> Judgement:
                      surrogate)
 
 
+DRAW_SECONDS = 2 * rg.LAW_DRAW_SECONDS
+"""One variant draw at ℓ = d_qk = 2000 on one core, at least: the spectra of the variant
+and of its Gaussian model, each a law draw's (``regimes.LAW_DRAW_SECONDS``); it grows as
+ℓ³. ``decide`` prices the looks it has not measured by it."""
+
+
+def look_seconds(run: Run, have: int = 0) -> float:
+    """This machine's seconds, at least, for the draws ``have`` … ``run.draws`` of ``run`` at
+    each of its sizes (``DRAW_SECONDS`` (ℓ/2000)³ each, on ``parallel.cores()``)."""
+    per = sum(DRAW_SECONDS * (ell / 2000) ** 3 for ell in run.sizes)
+    return max(run.draws - have, 0) * per / parallel.cores()
+
+
+def larger_sizes(run: Run) -> tuple[int, ...]:
+    """(ℓ, 2ℓ, 4ℓ) from the smallest ℓ from which three sizes lie in the values' regime
+    (``value_regime``), where fewer than three of ``run.sizes`` do and one is known; ()
+    otherwise."""
+    regime = value_regime(run)
+    if regime.first() is not None or not regime.need or 4 * regime.need <= max(run.sizes):
+        return ()
+    return (regime.need, 2 * regime.need, 4 * regime.need)
+
+
 def decide(run: Run, folder: str | Path | None, budget: float,
            progress: Callable[[int, int], None] | None = None,
            warn: Callable[[str], None] | None = None) -> Judgement:
     """``attnge variants --decide``: judge ``run`` at the per-look z of ``judging.LOOKS_MAX``
     looks (``judging.sequential_z``) and, while it is INCONCLUSIVE for want of draws (its
     values inside their regime), double its draws, the draws already measured or stored kept,
-    as long as the next look, estimated from the last one's time, fits in what ``budget``
-    (seconds) leaves (docs/math.md §14). A rerun with the same store resumes."""
+    as long as the next look, estimated from the last one's time (and at least its draws'
+    price, ``look_seconds``), fits in what ``budget`` (seconds) leaves (docs/math.md §14).
+
+    Where its values are outside their regime at its sizes, the looks go on at the sizes that
+    put three inside (``larger_sizes``), from its draws (or half, a quarter, … down to two,
+    the most whose look fits in what the budget leaves) and doubling them the same way,
+    within the ``judging.LOOKS_MAX`` looks; where that look does not fit, the reason says
+    what it would take. A rerun with the same store resumes."""
     done, last = {}, []
+    current = run
 
     def look(draws: int, z_miss: float) -> tuple[str, bool]:
         nonlocal done
-        grown = replace(run, draws=draws)
+        grown = replace(current, draws=draws)
         done = collect([grown], folder, progress, warn, done)
         last[:] = [judge(grown, done, z_miss)]
         undecided = any("undecided" in v for v in last[0].values.values())
         return last[0].verdict, not undecided
 
-    record, stopped = judging.decide(look, run.draws, budget)
+    def price(have: int, total: int) -> float:
+        return look_seconds(replace(current, draws=total), have)
+
+    record, stopped = judging.decide(look, run.draws, budget, price=price)
+    larger = larger_sizes(run) if last[0].verdict == INCONCLUSIVE else ()
+    if larger:
+        left, draws = budget - record["spent_s"], run.draws
+        try:
+            at = replace(run, sizes=larger)         # refused where its draws do not fit
+        except ValueError as exc:
+            stopped = f"larger sizes, ell = {', '.join(map(str, larger))}, refused: {exc}"
+        else:
+            while look_seconds(replace(at, draws=draws)) > left and draws > 2:
+                draws = max(2, draws // 2)
+            estimate = look_seconds(replace(at, draws=draws))
+            taken = len(record["looks"])
+            if estimate > left or taken >= judging.LOOKS_MAX:
+                stopped = (f"a look at ell = {', '.join(map(str, larger))}, where the values "
+                           f"are in their regime, with {draws} draws per size would take "
+                           f"about {judging.time_text(estimate)} here, "
+                           + (f"{judging.LOOKS_MAX} looks taken" if estimate <= left else
+                              f"{judging.time_text(max(left, 0.0))} of the budget left"))
+            else:
+                current, began = at, record["spent_s"]
+                more, stopped = judging.decide(look, draws, left, judging.LOOKS_MAX - taken,
+                                               price)
+                for entry in more["looks"]:
+                    entry["sizes"] = list(larger)
+                record["looks"] += more["looks"]
+                record["spent_s"] = began + more["spent_s"]
     judgement = last[0]
     if stopped:
         judgement.reason += "; " + stopped
@@ -570,11 +629,13 @@ def step_tables(title: str, chosen: list[Variant], params) -> list[Table]:
         p = j.prediction
         verdict = True if j.verdict == HOLDS else False if j.failed else INCONCLUSIVE
         beyond = any("undecided" in v for v in j.values.values())    # outside their regime
+        regime = value_regime(run)
         table.add([run.variant.label, "none" if p is None else p.status,
                    None if p is None else fmt(p.m1), limit(1), None if p is None else fmt(p.m2),
                    limit(2), pm(j.distance["w1"]["per_size"][-1]["mean"],
                                 j.distance["w1"]["per_size"][-1]["se"]),
-                   j.reason], verdict, judging.NO_DRAWS if beyond else None)
+                   j.reason], verdict, judging.NO_DRAWS if beyond else None,
+                  regime.decides_from if beyond and regime.first() is None else None)
         for r in (j.normalizer or {}).get("rows", []):
             normalizer.add([run.variant.label, r["ell"], r["quantity"], fmt(r["exact"]),
                             pm(r["mean"], r["se"]), f"{r['z']:.2f}"], r["agrees"])

@@ -183,3 +183,55 @@ def moments_second_route(model: object, value: object, theta1: object, theta2: o
     r = value
     inner = limit_law.limit_moments_functional(2, theta1, theta2, y / r)
     return inner[0], sp.expand(r * inner[1])
+
+
+OUTPUT_MODELS = ("orthonormal", "gaussian")
+"""The input models whose layer output has a stated mean eigenvalue (``output_m1``): those
+``attnge mha`` runs (``numerics.multi_head.INPUTS``)."""
+
+
+def output_m1(model: object, gamma: object, theta1: object, theta2: object,
+              gamma_o: object) -> sp.Expr:
+    r"""The mean eigenvalue m₁ of MHA⊥MHA⊥ᵀ in the limit (the layer's output, docs/math.md
+    §7; values independent of the keys, which may be shared by the heads), for inputs of
+    ``model`` (``OUTPUT_MODELS``; ``gamma`` = n/d for gaussian, ignored for orthonormal), by
+    freeness of G = XXᵀ and the weights:
+
+    .. math:: m_1 = \gamma_O\big((\theta_1 - \theta_2)\varphi(G)
+              + \theta_2\varphi(G)\varphi(G^2)\big),
+
+    with E[VVᵀ | X] ∝ G and √n A_r⊥ ≈ (√θ₂ S_r + √(θ₁ − θ₂) W_r)/√n, S_r = X W_r^Q
+    W_r^{K⊤}Xᵀ/√d_K. Orthonormal rows (G = I): γ_Oθ₁; gaussian rows (φ(G) = 1,
+    φ(G²) = 1 + γ): γ_O(θ₁ + γθ₂). Derived by the theorem's argument, not proved; the
+    second route is :func:`output_m1_exact`'s n → ∞.
+    """
+    chosen = model_named(model)
+    if chosen.name not in OUTPUT_MODELS:
+        raise ValueError(f"inputs must be one of {', '.join(OUTPUT_MODELS)} for the layer's "
+                         f"output (got {chosen.name!r})")
+    theta1, theta2, gamma_o = (sp.sympify(v) for v in (theta1, theta2, gamma_o))
+    g1, g2 = (1, 1) if chosen.name == "orthonormal" else \
+        limit_law.narayana_moments(2, sp.sympify(gamma))[:2]
+    return sp.expand(gamma_o * ((theta1 - theta2) * g1 + theta2 * g1 * g2))
+
+
+def output_m1_exact(n: object, d: object, d_o: object, theta1: object,
+                    theta2: object) -> sp.Expr:
+    r"""E m₁ of n^{-1/2}MHA^G (the layer's Gaussian model, ``numerics.multi_head``) with
+    gaussian inputs X (n × d, rows N(0, I_d/d)), exactly at every n, d and d_O, by Wick's
+    theorem, without freeness. Given X, over the weights (W^O's entries of variance
+    1/(h d_V), E[V_rV_rᵀ | X] = d_V G, and E tr(S_r G S_rᵀ | X) = tr G · tr G²):
+
+    .. math:: E\,m_1 = \frac{d_O}{n^3}\big(\theta_2\,E[\operatorname{tr}G\,
+              \operatorname{tr}G^2] + (\theta_1 - \theta_2)\,n\,E\operatorname{tr}G\big),
+
+    E tr G = n and, with Z = √d X and ZᵀZ = Σ_k z_k z_kᵀ a Wishart matrix of n
+    vectors in ℝ^d, d³E[tr G tr G²] = n d(d + 2)(d + 4) + n(n − 1)d²(d + 2)
+    + n(n − 1)(2d(d + 2) + (n − 2)d²) (the pairs of rows k, l and the row m of tr G,
+    counted by which coincide). Its limit n, d, d_O → ∞ (n/d = γ, d_O/n = γ_O) is
+    :func:`output_m1`'s.
+    """
+    n, d, d_o, theta1, theta2 = (sp.sympify(v) for v in (n, d, d_o, theta1, theta2))
+    trace_product = (n * d * (d + 2) * (d + 4) + n * (n - 1) * d**2 * (d + 2)
+                     + n * (n - 1) * (2 * d * (d + 2) + (n - 2) * d**2)) / d**3
+    return d_o / n**3 * (theta2 * trace_product + (theta1 - theta2) * n * n)

@@ -14,7 +14,6 @@ import re
 
 from pylatexenc.latex2text import LatexNodes2Text
 
-from attnge import parallel
 from attnge.judging import INCONCLUSIVE
 from attnge.output.report import markdown_table, summary
 from attnge.regimes import time_text
@@ -158,15 +157,18 @@ def decided(record: dict) -> str:
         at = f" at ell = {', '.join(map(str, s['sizes']))}" if "sizes" in s else ""
         lines.append(f"  {sid}: {s['verdict']} at {s['draws']} draws per size{at}"
                      + (f"; {s['stalled']}" if "stalled" in s else ""))
-    if "sizes_needed" in record:
-        need = record["sizes_needed"]
-        cores = parallel.cores()        # as runner.decide prices the look
+    for need in record.get("sizes_needed", []):
+        if not need["sizes"]:
+            lines.append(f"  {', '.join(need['steps'])}: out of reach: {need['not_taken']}")
+            continue
+        workers = need["workers"]       # as runner.decide prices the look
         lines.append(
-            f"  {', '.join(need['steps'])}: these sizes are outside the fits' regime; ell = "
-            f"{', '.join(map(str, need['sizes']))} (--sizes) would put three inside it, and a "
-            f"look there at {need['draws']} draws per size takes at least "
+            f"  {', '.join(need['steps'])}: rows outside their fits' regime at the sizes "
+            f"looked at; ell = {', '.join(map(str, need['sizes']))} (--sizes) would put three "
+            f"inside it, and a look there at {need['draws']} draws per size takes at least "
             f"{time_text(need['core_seconds'])} of one core: "
-            f"{time_text(need['core_seconds'] / cores)} on this machine's {cores} cores, "
+            f"{time_text(need['core_seconds'] / workers)} on this machine ({workers} draw(s) "
+            "side by side, as its cores and memory allow), "
             f"{time_text(need['core_seconds'] / 16)} on 16 Dask workers (--scheduler)"
             + (f"; not taken: {need['not_taken']}" if "not_taken" in need else ""))
     larger = [sid for sid in open_ if "sizes" in record["steps"][sid]]

@@ -229,7 +229,8 @@ def sampled_tables(params: Params) -> list[Table]:
                  needs)
     else:
         conc.add(["fitted slope", "", pm(rate.slope, rate.se), "predicted -1/2",
-                  f"{OUT_OF_REGIME}: {reg.why}; {reg.need_text}"], INCONCLUSIVE, NO_DRAWS)
+                  f"{OUT_OF_REGIME}: {reg.why}; {reg.need_text}"], INCONCLUSIVE, NO_DRAWS,
+                 reg.decides_from)
         ev.unfitted_rival(conc, f"{label}, fitted slope", rule.rival)
     return [moments, conc]
 

@@ -70,7 +70,7 @@ def regime(params: Params, sizes) -> rg.Regime:
 
 def _undecided(table: Table, ell, reg: rg.Regime, width: int) -> None:
     table.add([ell, *[""] * (width - 2), f"{OUT_OF_REGIME}: {reg.why}; {reg.need_text}"],
-              INCONCLUSIVE, NO_DRAWS)
+              INCONCLUSIVE, NO_DRAWS, reg.decides_from)
 
 
 def location_table(sw: ev.Sweep, params: Params, E: float) -> Table:
@@ -173,7 +173,7 @@ def count_table(sw: ev.Sweep, params: Params, E: float) -> Table:
     for (ell, draws), inside in zip(sorted(sw.items()), reg.inside):
         if not inside:
             table.add(["count", ell, "", "", f"{OUT_OF_REGIME}: {reg.why}; {reg.need_text}",
-                       ""], INCONCLUSIVE, NO_DRAWS)
+                       ""], INCONCLUSIVE, NO_DRAWS, reg.decides_from)
             continue
         lam = level(ell, E)
         expected = len(draws) * expected_above_level(params, ell, E)

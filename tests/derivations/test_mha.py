@@ -108,18 +108,30 @@ def test_outside_the_linear_regime_it_names_the_layer_that_would_decide():
     assert "a layer from n = 262144" in result.reason
 
 
-def test_layers_longer_than_wide_run_on_gaussian_inputs_without_a_law(capsys, tmp_path):
+def test_layers_longer_than_wide_run_on_gaussian_inputs_with_their_mean_eigenvalue(capsys,
+                                                                                   tmp_path):
     """n > d (GPT-2's 1024 > 768): rows cannot be orthonormal; the inputs are Gaussian, the
-    verdict compares the layer with its Gaussian model, and no output law is stated."""
+    verdict compares the layer with its Gaussian model, and of the output law only m₁ =
+    γ_O(θ₁ + (n/d)θ₂) is stated, which scales the relative W₁; tied K = V states none."""
+    from attnge.numerics.multi_head import relative_w1
     code, out, _ = run(capsys, "mha", "--n", "96", "--d", "48", "--heads", "2", "--dk", "16",
                        "--draws", "3", "--json", str(tmp_path / "r.json"))
     found = json.loads((tmp_path / "r.json").read_text())
     assert code == 0 and found["inputs"] == "gaussian" and "gaussian inputs" in out
-    assert found["m1"]["law"] is None and found["right_edge"] is None
+    t1, t2 = (float(v) for v in mha.thetas(mha.positive_beta(found["beta"])))
+    assert found["m1"]["law"] == pytest.approx(0.5 * (t1 + 2 * t2), rel=1e-9)  # d_O = d
+    assert found["m2"]["law"] is None and found["right_edge"] is None
     assert found["verdict"] in ("GE HOLDS", "INCONCLUSIVE") and found["reason"]
     assert [row["n"] for row in found["ladder"]] == [24, 48, 96]
-    assert "no law is stated" in out
+    assert "only its mean eigenvalue m_1" in out
     assert mha.layer_inputs(mha.layer_shape("gpt2")[0], 768) == "gaussian"
+    shape, d = mha.layer_shape(None, n=64, d=32, heads=2, dk=16)
+    result = mha.run(shape, d, 1.0, 2)
+    soft, gauss = (result.spectra[key][:shape.n] for key in ("softmax", "gaussian"))
+    assert result.rel_w1[0] == pytest.approx(relative_w1(soft, gauss, result.law_moments[0]),
+                                             rel=1e-12)
+    tied, d = mha.layer_shape(None, n=64, d=32, heads=2, dk=16, sharing="kv")
+    assert mha.gaussian_inputs_m1(tied, d, 1) is None
 
 
 def test_explicit_options_override_a_preset_and_d_o_defaults_to_d():

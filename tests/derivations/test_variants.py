@@ -288,6 +288,28 @@ def test_decide_buys_the_power_to_reject_a_wrong_prediction(monkeypatch):
                                                           judging.BREAKS]
 
 
+def test_decide_takes_the_sizes_that_put_the_values_in_their_regime(tmp_path):
+    """Softmax at β = ½, y = 4 on ℓ = 40, 80, 160 (d_qk = 10, 20, 40: two below the width
+    the fits read): the values cannot be decided there, so ``--decide`` looks at ℓ = 160,
+    320, 640, where they are, and decides; with a budget too short for that look, the reason
+    says what it would take. The map's README lists it with that reason."""
+    from attnge import variant_map
+
+    run = va.Run(Variant(), 0.5, 4, (40, 80, 160), 4)
+    assert va.larger_sizes(run) == (160, 320, 640)
+    j = va.decide(run, None, 300)
+    assert j.run.sizes == (160, 320, 640) and j.verdict != judging.INCONCLUSIVE
+    assert j.decide["looks"][0].get("sizes") is None
+    assert j.decide["looks"][-1]["sizes"] == [160, 320, 640]
+    short = va.decide(run, None, 1e-3)
+    assert short.verdict == judging.INCONCLUSIVE and short.run.sizes == run.sizes
+    assert "a look at ell = 160, 320, 640, where the values are in their regime" in short.reason
+    assert "of the budget left" in short.reason
+    text = variant_map.table([short, j]) + variant_map.undecided([short, j])
+    assert "(ℓ = 160, 320, 640)" in text and "What would decide" in text
+    assert short.reason in text
+
+
 def test_decide_options_are_checked(capsys):
     for argv, name in ((["--budget", "5m"], "budget applies with --decide only"),
                        (["--decide", "--map"], "report is needed with --map"),

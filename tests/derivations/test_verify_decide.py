@@ -3,6 +3,7 @@ judged at the per-look thresholds; a rerun on its store resumes; wrong mathemati
 look cannot tell apart is FAILed once the budget buys the draws."""
 
 import json
+import math
 
 import numpy as np
 import pytest
@@ -12,6 +13,7 @@ from attnge import cli, context, judging, ledger, runner
 from attnge import evidence as ev
 from attnge import regimes as rg
 from attnge.context import Context
+from attnge.output import terminal
 from attnge.params import Params
 from attnge.step import Step, Table
 from attnge.steps import limit_law
@@ -219,12 +221,12 @@ def test_a_run_outside_the_fits_regime_states_the_sizes_and_their_price():
     the sizes are inside and nothing is stated."""
     params = Params(beta=1.5, sizes=(200, 400, 800), draws=2)
     out = runner.decide([_fake_step(lambda n: 0.02, ("chain",))], params, 60.0)
-    need = out.decided["sizes_needed"]
+    [need] = out.decided["sizes_needed"]
     assert need["sizes"] == [1600, 3200, 6400] and need["steps"] == ["fake"]
     assert need["core_seconds"] == pytest.approx(2 * 9.8 * (0.8**3 + 1.6**3 + 3.2**3))
     law = runner.decide([_fake_step(lambda n: 0.02, ("law",))], params, 60.0)
     counts = [min(1024, round(3 * 2 * (6400 / ell) ** 1.25)) for ell in (800, 1600, 3200, 6400)]
-    assert law.decided["sizes_needed"]["core_seconds"] == pytest.approx(
+    assert law.decided["sizes_needed"][0]["core_seconds"] == pytest.approx(
         sum(n * 1.1 * (ell / 2000) ** 3 for n, ell in zip(counts, (800, 1600, 3200, 6400))))
     inside = runner.decide([_fake_step(lambda n: 0.02)], PARAMS, 60.0)
     assert "sizes_needed" not in inside.decided
@@ -264,7 +266,7 @@ def test_a_look_at_larger_sizes_is_taken_where_the_budget_holds_it():
     assert seen == ["PASS"]                         # the step printed once, when decided
     short = runner.decide([step], params, 60.0).decided
     assert short["steps"]["fake"]["verdict"] == judging.INCONCLUSIVE
-    assert "of the budget left" in short["sizes_needed"]["not_taken"]
+    assert "of the budget left" in short["sizes_needed"][0]["not_taken"]
 
 
 def test_a_look_at_larger_sizes_starts_from_the_draws_the_budget_holds(monkeypatch):
@@ -278,7 +280,7 @@ def test_a_look_at_larger_sizes_starts_from_the_draws_the_budget_holds(monkeypat
         [(8, False), (2, True), (4, True), (8, True)]
     assert out.results[0].verdict == "PASS"
     short = runner.decide([step], params, 300.0)
-    assert "with 2 draws per size" in short.decided["sizes_needed"]["not_taken"]
+    assert "with 2 draws per size" in short.decided["sizes_needed"][0]["not_taken"]
 
 
 def test_a_step_outside_the_fits_regime_goes_to_larger_sizes_before_more_draws():
@@ -302,6 +304,49 @@ def test_a_step_outside_the_fits_regime_goes_to_larger_sizes_before_more_draws()
     assert out.results[0].verdict == "PASS"
     inside = runner.decide([step], Params(beta=1.0, sizes=(200, 400, 800), draws=2), 1e5)
     assert len(inside.decided["looks"]) > 1     # no larger sizes known: the draws grow
+
+
+def _stating_step(step_id, ell, sweeps=()):
+    """A step whose one row, outside its regime, states that three sizes from ``ell`` decide
+    it (``math.inf``: none up to ``regimes.SEARCH_MAX``), and that PASSes from there."""
+    def check(params):
+        table = Table(step_id, ["a"])
+        if params.sizes[0] >= ell:
+            table.add([f"{params.draws} draws"], True)
+        else:
+            table.add([f"{judging.OUT_OF_REGIME}: sizes"], judging.INCONCLUSIVE,
+                      judging.NO_DRAWS, ell)
+        return [table]
+    return Step(id=step_id, title=step_id, claim="", latex=lambda: "", derive=lambda p: {},
+                check=check, method="", failure="", sweeps=sweeps)
+
+
+def test_the_look_at_larger_sizes_takes_the_sizes_the_rows_state():
+    """At β = 1.5 the exact mass's regime starts at ℓ = 1600, but a row that states 3200
+    (the outliers' regimes, say) gets its look at 3200, 6400, 12800; a step that needs
+    sizes whose look the budget does not hold waits, with its price, while one that needs
+    less is looked at; a row that no ℓ decides takes no look and is stated out of reach."""
+    params = Params(beta=1.5, sizes=(200, 400, 800), draws=2)
+    out = runner.decide([_stating_step("a", 3200)], params, 1e5)
+    assert [look.get("sizes") for look in out.decided["looks"]] == [None, [3200, 6400, 12800]]
+    assert out.results[0].verdict == "PASS" and "sizes_needed" not in out.decided
+
+    steps = [_stating_step("a", 3200), _stating_step("b", 64000, ("chain",))]
+    out = runner.decide(steps, params, 600.0)
+    assert out.decided["looks"][-1]["sizes"] == [3200, 6400, 12800]
+    assert out.decided["looks"][-1]["steps"] == ["a"]
+    assert [r.verdict for r in out.results] == ["PASS", judging.INCONCLUSIVE]
+    [need] = out.decided["sizes_needed"]
+    assert need["steps"] == ["b"] and need["sizes"] == [64000, 128000, 256000]
+    assert "of the budget left" in need["not_taken"]
+    assert need["core_seconds"] == pytest.approx(2 * 9.8 * (32**3 + 64**3 + 128**3))
+
+    out = runner.decide([_stating_step("c", math.inf)], params, 1e5)
+    assert len(out.decided["looks"]) == 1
+    assert out.decided["sizes_needed"] == [{"steps": ["c"], "sizes": [], "not_taken":
+                                            "no ell up to 1e+12 puts their rows inside "
+                                            "their regime"}]
+    assert "c: out of reach: no ell up to" in terminal.decided(out.decided)
 
 
 def test_a_bound_methods_draws_are_kept_apart_by_their_object():

@@ -110,6 +110,21 @@ def test_the_rivals_leave_the_layer_and_its_model_as_they_were(inputs):
             assert abs(m1.mean() - expected) <= 5 * m1.std(ddof=1) / np.sqrt(m1.size)
 
 
+@pytest.mark.parametrize("sharing, kv", [("none", None), ("mqa", 1)])
+def test_the_gaussian_model_on_gaussian_inputs_has_its_exact_mean_eigenvalue(sharing, kv):
+    """With Gaussian inputs (n = 40 > d = 24) E m₁(n^-1/2 MHA^G) is ``theory.input_models
+    .output_m1_exact`` (Wick's theorem, exact at every n): 1500 draws agree within 4 se, and
+    reject the orthonormal inputs' γ_Oθ₁ (the rival: G = XXᵀ taken for I) by far."""
+    from attnge.theory.input_models import output_m1_exact
+    shape = nm.Shape(n=40, heads=2, d_k=10, d_v=10, d_o=30, kv_heads=kv, sharing=sharing)
+    m1 = np.array([np.mean(nm.measure_output_draw(shape, 0.8, 0, k, inputs="gaussian",
+                                                   d=24).gaussian) for k in range(1500)])
+    t1, t2 = thetas(0.8)
+    se = m1.std(ddof=1) / np.sqrt(m1.size)
+    assert abs(m1.mean() - float(output_m1_exact(40, 24, 30, t1, t2))) <= 4 * se
+    assert abs(m1.mean() - shape.gammas[2] * float(t1)) >= 30 * se
+
+
 def test_gaussian_inputs_run_longer_than_wide_and_need_d():
     shape = nm.Shape(n=80, heads=2, d_k=8, d_v=8, d_o=32)
     draw = nm.measure_output_draw(shape, 1.0, 0, 0, inputs="gaussian", d=40)

@@ -45,3 +45,36 @@ def test_repeated_tokens_blow_up_the_vocabulary_s_spectrum():
 def test_bad_input_models_are_refused():
     with pytest.raises(ValueError, match="inputs must be one of"):
         im.model_named("images")
+
+
+GAMMA, GAMMA_O, N = sp.symbols("gamma gamma_O n", positive=True)
+
+
+def test_the_layer_output_s_mean_eigenvalue_by_two_routes():
+    """Freeness (γ_O(θ₁ + γθ₂) for Gaussian rows, γ_Oθ₁ for orthonormal ones) and the exact
+    Wick expectation of the Gaussian model's m₁ at finite n, taken to n → ∞ with n/d = γ and
+    d_O/n = γ_O, agree exactly; other inputs are refused by name."""
+    free = im.output_m1("gaussian", GAMMA, T1, T2, GAMMA_O)
+    assert free == sp.expand(GAMMA_O * (T1 + GAMMA * T2))
+    exact = im.output_m1_exact(N, N / GAMMA, GAMMA_O * N, T1, T2)
+    assert sp.simplify(sp.limit(exact, N, sp.oo) - free) == 0
+    assert im.output_m1("orthonormal", None, T1, T2, GAMMA_O) == GAMMA_O * T1
+    with pytest.raises(ValueError, match="inputs must be one of orthonormal, gaussian"):
+        im.output_m1("repeated", 2, T1, T2, GAMMA_O)
+
+
+def test_the_exact_trace_product_of_a_wishart_matrix():
+    """d³E[tr G tr G²] of ``output_m1_exact`` against a sampled mean (n = 7, d = 5, 40000
+    Wishart matrices): within 4 se, and the product of the means E tr G · E tr G², which the
+    count of coinciding rows corrects, is rejected."""
+    n, d = 7, 5
+    rng = np.random.default_rng(1)
+    Z = rng.standard_normal((40000, n, d))
+    W = np.einsum("bij,bik->bjk", Z, Z)
+    product = np.trace(W, axis1=1, axis2=2) * np.einsum("bij,bji->b", W, W)
+    mean, se = product.mean(), product.std() / np.sqrt(product.size)
+    t1, t2 = sp.Rational(3), sp.Rational(1)      # m₁ = (d_O/n³)(θ₂ E[trG trG²] + 2n²)
+    exact = im.output_m1_exact(n, d, n**3, t1, t2) - 2 * n**2
+    assert abs(mean / d**3 - float(exact)) <= 4 * se / d**3
+    means = n * d * n * d * (n + d + 1) / d**3       # E tr G · E tr G², without the correction
+    assert abs(mean / d**3 - means) > 10 * se / d**3
