@@ -189,10 +189,10 @@ def look_workers(params: Params) -> int:
 
 
 def look_core_seconds(steps: list[Step], params: Params) -> float:
-    """One core's seconds for the shared draws ``steps`` read (``Step.sweeps``) at
+    """One core's seconds for the shared draws ``steps`` read (``Step.reads``) at
     ``params``' sizes and draws (``regimes.look_seconds``, at least): the chain draws, and the
     law draws less those that a chain sweep of the same look gives them."""
-    reads = {name for step in steps for name in step.sweeps}
+    reads = {name for step in steps for name in step.reads(params)}
     chain = params.draws if "chain" in reads else 0
     law = [(ell, ledger_draws.law_draws(params, ell) - (chain if ell in params.sizes else 0))
            for ell in ledger_draws.law_sizes(params)] if "law" in reads else []

@@ -108,8 +108,13 @@ class Step:
     failure: str
     validate: Callable[[Params], None] = lambda params: None
     default: bool = True          # run by ``attnge verify`` without --steps or --all
-    sweeps: tuple[str, ...] = ()  # the ledger's shared draws it reads ("chain", "law"): what
-                                  # a look at larger sizes costs for it (``runner``)
+    sweeps: tuple[str, ...] | Callable[[Params], tuple[str, ...]] = ()
+    """The ledger's shared draws it reads ("chain", "law"; or a function of the run's
+    parameters giving them): what a look at larger sizes costs for it (``runner``)."""
+
+    def reads(self, params: Params) -> tuple[str, ...]:
+        """The shared draws it reads at ``params`` (``sweeps``)."""
+        return self.sweeps(params) if callable(self.sweeps) else self.sweeps
 
 
 def tex(expr: sp.Expr | str) -> str:

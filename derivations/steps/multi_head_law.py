@@ -218,6 +218,7 @@ STEP = Step(
     derive=derive,
     check=check,
     validate=heads_draws.validate_law,
+    sweeps=lambda params: ("law",) if params.heads == 1 else (),   # one head: the law's draws
     method=("Moments by the stated free product (S-transforms) and by the Gaussian matrix model "
             "(free cumulants, non-crossing recursion), exactly equal, and by quadrature of the "
             "density (the physical root of the law's algebraic curve); the right edge by walking "

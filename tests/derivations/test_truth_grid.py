@@ -22,9 +22,13 @@ that would decide, no FAIL), and together they run every step of the cell once
 The threshold step reads only the seed, so its verdict is the same in every cell; its own
 tests run it."""
 
+import dataclasses
+
 import pytest
 
 from attnge import truth
+from attnge.context import Context, running
+from attnge.params import Params
 from attnge.truth import STEPS  # the theorem's steps, which the truth grid runs
 
 SIZES, DRAWS, HEADS = (100, 200, 400), 2, 2
@@ -48,13 +52,46 @@ def _steps(groups):
 @pytest.mark.parametrize("beta, y, groups", CASES,
                          ids=[f"beta={b:g},y={v:g}" + ("" if g == EVERY else "," + "+".join(g))
                               for b, v, g in CASES])
-def test_no_step_fails_or_raises_on_correct_mathematics(beta, y, groups):
+def test_no_step_fails_or_raises_on_correct_mathematics(beta, y, groups, monkeypatch):
+    """… and every step asks for the shared draws it declares it reads (``Step.sweeps``,
+    which prices ``verify --decide``'s looks at larger sizes), and no other."""
+    asked: dict[str, set] = {}
+    running: list[str] = []
+    sweep = Context.sweep
+
+    def recorded(self, key, compute):
+        asked.setdefault(running[-1], set()).add(key[0])
+        return sweep(self, key, compute)
+
+    def watched(step):
+        def check(params):
+            running.append(step.id)
+            return step.check(params)
+        return dataclasses.replace(step, check=check)
+
+    monkeypatch.setattr(Context, "sweep", recorded)
     steps = _steps(groups)
-    cell = truth.cell(beta, y, SIZES, DRAWS, HEADS, steps=steps)
+    cell = truth.cell(beta, y, SIZES, DRAWS, HEADS, steps=[watched(s) for s in steps])
     wrong = {name: step.get("failed") or step.get("reason")
              for name, step in cell["steps"].items() if step["verdict"] in ("FAIL", "ERROR")}
     assert not wrong
     assert set(cell["steps"]) == {s.id for s in steps}
+    read = {s.id: asked.get(s.id, set()) & {"chain", "law"} for s in steps}
+    params = Params(beta=beta, y=y, sizes=SIZES, draws=DRAWS, heads=HEADS)
+    assert read == {s.id: set(s.reads(params)) for s in steps}
+
+
+def test_one_head_s_multi_head_law_reads_the_law_draws_it_declares(monkeypatch):
+    """With one head ``multi-head-law`` reads the single head's law draws, and says so."""
+    asked = []
+    sweep = Context.sweep
+    monkeypatch.setattr(Context, "sweep", lambda self, key, compute: asked.append(key[0])
+                        or sweep(self, key, compute))
+    step = next(s for s in STEPS if s.id == "multi-head-law")
+    params = Params(beta=0.5, y=1.0, sizes=SIZES, draws=DRAWS, heads=1)
+    with running(Context()):
+        step.check(params)
+    assert set(asked) & {"chain", "law"} == set(step.reads(params)) == {"law"}
 
 
 def test_each_cell_runs_every_step_once():
