@@ -148,15 +148,17 @@ profile of docs/bench: one of the chain draw's six spectra (its Gram product and
 4.2 s for six) and the sampling of S (the floor's 4.5 s less the spectra)."""
 
 
-def draw_cost(ell: int) -> str:
-    """What one chain draw at ℓ takes: at least ``MATRICES_PER_DRAW`` ℓ×ℓ float64 arrays
-    (Q and K besides) and about ``DRAW_SECONDS`` (ℓ/2000)³ of one core of this project's
-    machine (a draw's work is ℓ³). Nothing here reads the machine: the text is part of a
-    run's JSON, the same bytes wherever it runs."""
+def draw_cost(ell: int, chain: bool = True) -> str:
+    """What one chain draw at ℓ takes (``chain`` False: one law draw, the spectrum of √ℓA⊥
+    alone): at least ``MATRICES_PER_DRAW`` ℓ×ℓ float64 arrays (Q and K besides) and about
+    ``DRAW_SECONDS`` (``LAW_DRAW_SECONDS``) (ℓ/2000)³ of one core of this project's machine
+    (a draw's work is ℓ³). Nothing here reads the machine: the text is part of a run's JSON,
+    the same bytes wherever it runs."""
     need = 8 * MATRICES_PER_DRAW * ell * ell
-    return (f"one draw at ell = {ell} needs at least {need / 2**30:.3g} GiB and about "
-            f"{time_text(DRAW_SECONDS * (ell / 2000) ** 3)} of one core (2-core machine of "
-            "docs/bench)")
+    seconds = (DRAW_SECONDS if chain else LAW_DRAW_SECONDS) * (ell / 2000) ** 3
+    return (f"one {'chain' if chain else 'law'} draw at ell = {ell} needs at least "
+            f"{need / 2**30:.3g} GiB and about {time_text(seconds)} of one core (2-core "
+            "machine of docs/bench)")
 
 
 def sizes_that_decide(beta: float, y: float, sizes: Sequence[int]) -> tuple[int, ...]:
@@ -239,20 +241,24 @@ def mass(beta: float, y: float, sizes: Sequence[int]) -> Regime:
                   f"finite-size term is not b/ell)", found, beta)
 
 
-def out_of_reach(beta: float, y: float, sizes: Sequence[int]) -> str:
+def out_of_reach(beta: float, y: float, sizes: Sequence[int], chain: bool = True) -> str:
     """What a run at these sizes cannot decide, said before it measures: where fewer than
     three of the sizes lie in the softmax's linear regime (``mass``) and where d_qk is wide
     enough for the fits' b/ℓ (``width``), every step that extrapolates to ℓ → ∞ stays
     INCONCLUSIVE; the text names the sizes that would decide and what one draw there takes
-    (``Regime.need_text``). '' where three sizes are inside."""
+    (``Regime.need_text``; ``chain`` False: priced as a law draw, for runs whose steps read
+    no chain draw). '' where three sizes are inside."""
     sizes = list(sizes)
     regime = both(mass(beta, y, sizes), width(beta, y, sizes))
     if regime.first() is not None:
         return ""
+    deciding = regime.need_text if regime.need is None else (
+        f"deciding them needs three sizes from ell >= {regime.need} (ell, 2 ell, 4 ell) at "
+        f"beta = {beta:g}; {draw_cost(4 * regime.need, chain)}")
     return (f"at beta = {beta:g}, y = {y:g} fewer than three of ell = "
             f"{', '.join(map(str, sizes))} lie where the fits to ell -> inf hold "
             f"({regime.why}): the steps that extrapolate will report what these sizes show "
-            f"and stay INCONCLUSIVE; deciding them {regime.need_text}")
+            f"and stay INCONCLUSIVE; {deciding}")
 
 
 @lru_cache(maxsize=64)

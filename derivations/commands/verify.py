@@ -72,7 +72,8 @@ def run(args: argparse.Namespace) -> int:
                                   *(f"{step.id}.png" for step in steps)], "report")
         figures.require("report")
     runner.validate(steps, params)
-    reach = out_of_reach(params.beta, params.y, params.sizes)
+    reach = out_of_reach(params.beta, params.y, params.sizes,
+                         chain=any("chain" in step.reads(params) for step in steps))
     if reach and not args.quiet:
         sys.stderr.write(f"attnge: {reach}\n")
     stream = sys.stderr if args.json is not None and is_stream(args.json) else None

@@ -184,6 +184,9 @@ def test_a_run_says_up_front_what_its_sizes_cannot_decide(capsys):
     from attnge import regimes as rg
     text = rg.out_of_reach(2.0, 1.0, (250, 500, 1000, 2000))
     assert "needs three sizes from ell >= 64000" in text and "GiB" in text
+    assert "one chain draw at ell = 256000" in text and "5.71e+03 h of one core" in text
+    law = rg.out_of_reach(2.0, 1.0, (250, 500, 1000, 2000), chain=False)   # a law draw's time
+    assert "one law draw at ell = 256000" in law and "641 h of one core" in law
     assert rg.out_of_reach(1.0, 1.0, (250, 500, 1000, 2000)) == ""
     from attnge.cli import main
     assert main(["verify", "--beta", "2", "--steps", "exponential", "--sizes",
