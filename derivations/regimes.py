@@ -65,6 +65,7 @@ from attnge.theory import exponential as ex
 from attnge.theory import multi_head as mh
 from attnge.theory import outliers as th
 from attnge.theory.inputs import d_qk as d_rule
+from attnge.theory.threshold import temperature_thresholds
 
 MASS_SHARE = 0.01
 MASS_POWERS = (1.0, 2.0)
@@ -258,7 +259,28 @@ def out_of_reach(beta: float, y: float, sizes: Sequence[int], chain: bool = True
     return (f"at beta = {beta:g}, y = {y:g} fewer than three of ell = "
             f"{', '.join(map(str, sizes))} lie where the fits to ell -> inf hold "
             f"({regime.why}): the steps that extrapolate will report what these sizes show "
-            f"and stay INCONCLUSIVE; {deciding}")
+            f"(the law steps: each moment against nu_infinity and the i.i.d. surrogate at "
+            f"every size) and stay INCONCLUSIVE; {deciding}; {linear_from(beta)}")
+
+
+@lru_cache(maxsize=1)
+def _temperature_thresholds() -> tuple[tuple[str, float], ...]:
+    return tuple((name, float(star)) for name, star in temperature_thresholds().items())
+
+
+def linear_from(beta: float) -> str:
+    """Where the temperature audit puts each quantity's linear regime at β: below its
+    threshold c* in c = β/√(log ℓ) (``theory.threshold.temperature_thresholds``, their ℓ → ∞
+    values, docs/math.md §6), that is from
+
+    .. math:: \\ell^* = e^{(\beta/c^*)^2}
+
+    on (an estimate: finite sizes move each c* by a few hundredths, §6)."""
+    starts = ", ".join(f"{name} {math.exp(min((beta / star) ** 2, 700.0)):.3g}"
+                       for name, star in _temperature_thresholds())
+    return (f"the temperature audit's thresholds (c = beta/sqrt(log ell) below c*, their "
+            f"limits) put each quantity's linear regime from about ell = e^((beta/c*)^2): "
+            f"{starts}")
 
 
 @lru_cache(maxsize=64)

@@ -187,6 +187,8 @@ def test_a_run_says_up_front_what_its_sizes_cannot_decide(capsys):
     assert "one chain draw at ell = 256000" in text and "5.71e+03 h of one core" in text
     law = rg.out_of_reach(2.0, 1.0, (250, 500, 1000, 2000), chain=False)   # a law draw's time
     assert "one law draw at ell = 256000" in law and "641 h of one core" in law
+    assert "linear regime from about ell = e^((beta/c*)^2): sd(D) 54.6, m1 403, " \
+        "m2/m1^2 8.89e+06" in text             # e^4, e^6, e^16: c* = 1, sqrt(2/3), 1/2
     assert rg.out_of_reach(1.0, 1.0, (250, 500, 1000, 2000)) == ""
     from attnge.cli import main
     assert main(["verify", "--beta", "2", "--steps", "exponential", "--sizes",
