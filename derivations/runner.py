@@ -352,8 +352,8 @@ def decide(steps: list[Step], params: Params, budget: float, progress=None,
                 continue
             draws, estimate = priced(group, at, left)
             if estimate > left:
-                waiting[at] = (f"it would take about {regimes.time_text(estimate)} here with "
-                               f"{draws} draws per size, {regimes.time_text(left)} of the "
+                waiting[at] = (f"it would take about {judging.time_text(estimate)} here with "
+                               f"{draws} draws per size, {judging.time_text(left)} of the "
                                "budget left")
                 continue
             grown = replace(params, sizes=at, draws=draws)

@@ -14,9 +14,8 @@ import re
 
 from pylatexenc.latex2text import LatexNodes2Text
 
-from attnge.judging import INCONCLUSIVE
+from attnge.judging import INCONCLUSIVE, time_text
 from attnge.output.report import markdown_table, summary
-from attnge.regimes import time_text
 from attnge.runner import Run, StepResult
 from attnge.step import Table
 
