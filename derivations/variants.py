@@ -359,11 +359,13 @@ and of its Gaussian model, each a law draw's (``regimes.LAW_DRAW_SECONDS``); it 
 ℓ³. ``decide`` prices the looks it has not measured by it."""
 
 
-def look_seconds(run: Run, have: int = 0) -> float:
+def look_seconds(run: Run, have: int = 0, done: dict | None = None) -> float:
     """This machine's seconds, at least, for the draws ``have`` … ``run.draws`` of ``run`` at
-    each of its sizes (``DRAW_SECONDS`` (ℓ/2000)³ each, on ``parallel.cores()``)."""
-    per = sum(DRAW_SECONDS * (ell / 2000) ** 3 for ell in run.sizes)
-    return max(run.draws - have, 0) * per / parallel.cores()
+    each of its sizes that ``done`` (draws by key) does not hold (``DRAW_SECONDS`` (ℓ/2000)³
+    each, on ``parallel.cores()``)."""
+    return sum(DRAW_SECONDS * (ell / 2000) ** 3 for ell in run.sizes
+               for k in range(have, run.draws)
+               if done is None or run.key(ell, k) not in done) / parallel.cores()
 
 
 def larger_sizes(run: Run) -> tuple[int, ...]:
@@ -402,7 +404,7 @@ def decide(run: Run, folder: str | Path | None, budget: float,
         return last[0].verdict, not undecided
 
     def price(have: int, total: int) -> float:
-        return look_seconds(replace(current, draws=total), have)
+        return look_seconds(replace(current, draws=total), have, done)
 
     record, stopped = judging.decide(look, run.draws, budget, price=price)
     larger = larger_sizes(run) if last[0].verdict == INCONCLUSIVE else ()

@@ -301,6 +301,10 @@ def test_decide_takes_the_sizes_that_put_the_values_in_their_regime(tmp_path):
     assert j.run.sizes == (160, 320, 640) and j.verdict != judging.INCONCLUSIVE
     assert j.decide["looks"][0].get("sizes") is None
     assert j.decide["looks"][-1]["sizes"] == [160, 320, 640]
+    done = va.collect([run], None)          # a look's price counts only draws not yet held
+    assert va.look_seconds(run, 0, done) == 0 < va.look_seconds(run, 0)
+    assert va.look_seconds(va.replace(run, draws=8), 0, done) == \
+        pytest.approx(va.look_seconds(va.replace(run, draws=8), 4))
     short = va.decide(run, None, 1e-3)
     assert short.verdict == judging.INCONCLUSIVE and short.run.sizes == run.sizes
     assert "a look at ell = 160, 320, 640, where the values are in their regime" in short.reason
