@@ -214,7 +214,8 @@ def decide(look: Callable[[int, float], tuple[str, bool]], draws: int, budget: f
         left = budget - (time.perf_counter() - start)
         if len(looks) >= looks_max or estimate > left:
             why = (f"{LOOKS_MAX} looks taken" if len(looks) >= looks_max else
-                   f"{left:.0f} s of the budget left")
+                   f"{time_text(left)} of the budget left" if left > 0 else
+                   "the budget spent")
             looks[-1]["next"] = {"draws": 2 * total, "seconds": estimate}
             stopped = (f"--decide stopped ({why}): the next look, {2 * total} draws per "
                        f"size, would take about {time_text(estimate)} here")

@@ -353,8 +353,9 @@ def decide(steps: list[Step], params: Params, budget: float, progress=None,
             draws, estimate = priced(group, at, left)
             if estimate > left:
                 waiting[at] = (f"it would take about {judging.time_text(estimate)} here with "
-                               f"{draws} draws per size, {judging.time_text(left)} of the "
-                               "budget left")
+                               f"{draws} draws per size, " + (
+                                   f"{judging.time_text(left)} of the budget left" if left > 0
+                                   else "the budget spent"))
                 continue
             grown = replace(params, sizes=at, draws=draws)
             try:

@@ -415,16 +415,17 @@ def decide(run: Run, folder: str | Path | None, budget: float,
         except ValueError as exc:
             stopped = f"larger sizes, ell = {', '.join(map(str, larger))}, refused: {exc}"
         else:
-            while look_seconds(replace(at, draws=draws)) > left and draws > 2:
-                draws = max(2, draws // 2)
-            estimate = look_seconds(replace(at, draws=draws))
+            while look_seconds(replace(at, draws=draws), 0, done) > left and draws > 2:
+                draws = max(2, draws // 2)          # ``done``: the store's draws, all sizes
+            estimate = look_seconds(replace(at, draws=draws), 0, done)
             taken = len(record["looks"])
             if estimate > left or taken >= judging.LOOKS_MAX:
                 stopped = (f"a look at ell = {', '.join(map(str, larger))}, where the values "
                            f"are in their regime, with {draws} draws per size would take "
                            f"about {judging.time_text(estimate)} here, "
                            + (f"{judging.LOOKS_MAX} looks taken" if estimate <= left else
-                              f"{judging.time_text(max(left, 0.0))} of the budget left"))
+                              f"{judging.time_text(left)} of the budget left" if left > 0
+                              else "the budget spent"))
             else:
                 current, began = at, record["spent_s"]
                 more, stopped = judging.decide(look, draws, left, judging.LOOKS_MAX - taken,

@@ -98,7 +98,11 @@ def test_decide_doubles_until_decided_or_undecidable_or_out_of_budget_or_looks()
     assert seen == [2] and stopped == ""                     # no number of draws decides it
     seen.clear()
     record, stopped = judging.decide(look, 2, 0.0)
-    assert seen == [2] and "budget left" in stopped and record["looks"][0]["next"]["draws"] == 4
+    assert seen == [2] and "(the budget spent)" in stopped
+    assert record["looks"][0]["next"]["draws"] == 4
+    seen.clear()
+    record, stopped = judging.decide(look, 2, 60, price=lambda have, total: 3600.0 * (total - have))
+    assert seen == [2] and "of the budget left" in stopped and "would take about 2 h" in stopped
     seen.clear()
     record, stopped = judging.decide(lambda n, z: look(n, z, decided_at=10**9), 1, 60)
     assert seen == [1, 2, 4, 8, 16, 32] and f"{judging.LOOKS_MAX} looks taken" in stopped

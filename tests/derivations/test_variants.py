@@ -308,7 +308,7 @@ def test_decide_takes_the_sizes_that_put_the_values_in_their_regime(tmp_path):
     short = va.decide(run, None, 1e-3)
     assert short.verdict == judging.INCONCLUSIVE and short.run.sizes == run.sizes
     assert "a look at ell = 160, 320, 640, where the values are in their regime" in short.reason
-    assert "of the budget left" in short.reason
+    assert "the budget spent" in short.reason
     text = variant_map.table([short, j]) + variant_map.undecided([short, j])
     assert "(ℓ = 160, 320, 640)" in text and "What would decide" in text
     assert short.reason in text
