@@ -171,8 +171,10 @@ def test_the_window_is_found_at_the_largest_beta(heads):
 def test_what_decides_comes_with_its_memory_and_time():
     """Issue 39: an out-of-reach size says so up front, with its memory and its time (ℓ³
     from the bench's draw; nothing read from the machine, so the JSON stays the same bytes)."""
-    assert rg.draw_cost(2000) == ("one draw at ell = 2000 needs at least 0.179 GiB and about "
-                                  "9.8 s of one core (2-core machine of docs/bench)")
+    assert rg.draw_cost(2000) == ("one chain draw at ell = 2000 needs at least 0.179 GiB and "
+                                  "about 9.8 s of one core (2-core machine of docs/bench)")
+    assert rg.draw_cost(2000, chain=False).startswith("one law draw at ell = 2000 needs at "
+                                                      "least 0.179 GiB and about 1.1 s")
     assert "17.9 GiB and about 2.72 h" in rg.draw_cost(20000)   # 1000 times 9.8 s
     reg = rg.mass(2.0, 1.0, (250, 500, 1000, 2000))
     assert reg.need_text.endswith(rg.draw_cost(4 * reg.need))
