@@ -213,9 +213,7 @@ def decide(look: Callable[[int, float], tuple[str, bool]], draws: int, budget: f
             estimate = max(estimate, price(total, 2 * total))
         left = budget - (time.perf_counter() - start)
         if len(looks) >= looks_max or estimate > left:
-            why = (f"{LOOKS_MAX} looks taken" if len(looks) >= looks_max else
-                   f"{time_text(left)} of the budget left" if left > 0 else
-                   "the budget spent")
+            why = f"{LOOKS_MAX} looks taken" if len(looks) >= looks_max else left_text(left)
             looks[-1]["next"] = {"draws": 2 * total, "seconds": estimate}
             stopped = (f"--decide stopped ({why}): the next look, {2 * total} draws per "
                        f"size, would take about {time_text(estimate)} here")
@@ -229,6 +227,23 @@ def time_text(seconds: float) -> str:
     """Seconds as '12 s', '3.4 min' or '1.59 h'."""
     return (f"{seconds / 3600:.3g} h" if seconds >= 3600 else f"{seconds / 60:.3g} min"
             if seconds >= 60 else f"{seconds:.2g} s")
+
+
+def left_text(left: float) -> str:
+    """What a budget has left, as '3.4 min of the budget left' or 'the budget spent'."""
+    return f"{time_text(left)} of the budget left" if left > 0 else "the budget spent"
+
+
+def draws_that_fit(draws: int, seconds: Callable[[int], float], left: float,
+                   fewest: int) -> tuple[int, float]:
+    """The draws per size a first look starts from: ``draws``, or half, a quarter, … down to
+    ``fewest``, the most whose look (``seconds(n)``, estimated) fits in ``left``; and that
+    look's estimate (beyond ``left`` where even ``fewest`` does not fit)."""
+    while True:
+        estimate = seconds(draws)
+        if estimate <= left or draws <= fewest:
+            return draws, estimate
+        draws = max(fewest, draws // 2)
 
 
 @dataclass(frozen=True)
@@ -309,4 +324,5 @@ __all__ = ["BREAKS", "CROSSING_Z", "DECAY_Z", "ERROR", "HOLDS", "INCONCLUSIVE",
            "LOOKS_MAX", "MORE_NODES", "NO_DRAWS", "OUT_OF_REGIME", "OVERFLOW", "PLATEAU_SLOPE",
            "RATE_Z", "READING_Z", "REFUSED", "RIVAL_SHARE", "Rival", "SIGN_Z", "SIZE_Z",
            "SLOPE_TOLERANCE", "VALUE_Z", "Verdict", "Z_MAX", "at", "at_looks", "decay_z", "decide",
-           "detectable", "looking", "reach", "sequential_z", "time_text", "verdict_text"]
+           "detectable", "draws_that_fit", "left_text", "looking", "reach", "sequential_z",
+           "time_text", "verdict_text"]

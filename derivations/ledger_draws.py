@@ -54,11 +54,9 @@ def _chain_key(params: Params) -> tuple:
 def chain_sweep(params: Params) -> dict[int, list[DrawMeasurement]]:
     """ℓ → the measurements of its draws (cached for the parameters of a run)."""
     validate(params)
-    key = _chain_key(params)
-    _, beta, _, sizes, draws, seed, d_qk = key
-    return current().sweep(
-        key, lambda: _by_size(measure_draw, [(ell, d, beta, seed, k) for ell, d in
-                                             zip(sizes, d_qk) for k in range(draws)]))
+    tasks = [(ell, params.d_qk(ell), params.beta, params.seed, k) for ell in params.sizes
+             for k in range(params.draws)]
+    return current().sweep(_chain_key(params), lambda: _by_size(measure_draw, tasks))
 
 
 def law_sizes(params: Params) -> tuple[int, ...]:

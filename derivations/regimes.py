@@ -132,10 +132,16 @@ class Regime:
 
     @property
     def need_text(self) -> str:
+        """What would decide, priced as a chain draw (``need_text_for``)."""
+        return self.need_text_for()
+
+    def need_text_for(self, chain: bool = True) -> str:
+        """The sizes that would decide and what one draw at the largest takes
+        (``draw_cost``: a chain draw, or with ``chain`` False a law draw)."""
         if self.need is None:
             return f"no ell up to {SEARCH_MAX:.0e} decides it at beta = {self.beta:g}"
         return (f"needs three sizes from ell >= {self.need} (ell, 2 ell, 4 ell) at "
-                f"beta = {self.beta:g}; {draw_cost(4 * self.need)}")
+                f"beta = {self.beta:g}; {draw_cost(4 * self.need, chain)}")
 
 
 DRAW_SECONDS = 9.8
@@ -162,14 +168,22 @@ def draw_cost(ell: int, chain: bool = True) -> str:
             "machine of docs/bench)")
 
 
+def sizes_from(need: float | None, beyond: int = 0) -> tuple[int, ...]:
+    """The three sizes (ℓ, 2ℓ, 4ℓ) a fit reads from ``need``, where 4ℓ lies beyond the sizes
+    measured (``beyond``, their largest); () where no need is known (None, 0 or math.inf)
+    or those sizes add none."""
+    if not need or need == math.inf or 4 * need <= beyond:
+        return ()
+    ell = int(need)
+    return (ell, 2 * ell, 4 * ell)
+
+
 def sizes_that_decide(beta: float, y: float, sizes: Sequence[int]) -> tuple[int, ...]:
     """The sizes a run needs for its fits to ℓ → ∞ (``out_of_reach``'s regime): (ℓ, 2ℓ, 4ℓ)
     from the smallest ℓ inside it; () where three of ``sizes`` already are, or where no size
     is known to be."""
     regime = both(mass(beta, y, sizes), width(beta, y, sizes))
-    if regime.first() is not None or regime.need is None:
-        return ()
-    return (regime.need, 2 * regime.need, 4 * regime.need)
+    return () if regime.first() is not None else sizes_from(regime.need)
 
 
 def look_seconds(sizes: Sequence[int], draws: int,
@@ -253,9 +267,7 @@ def out_of_reach(beta: float, y: float, sizes: Sequence[int], chain: bool = True
     regime = both(mass(beta, y, sizes), width(beta, y, sizes))
     if regime.first() is not None:
         return ""
-    deciding = regime.need_text if regime.need is None else (
-        f"deciding them needs three sizes from ell >= {regime.need} (ell, 2 ell, 4 ell) at "
-        f"beta = {beta:g}; {draw_cost(4 * regime.need, chain)}")
+    deciding = ("" if regime.need is None else "deciding them ") + regime.need_text_for(chain)
     return (f"at beta = {beta:g}, y = {y:g} fewer than three of ell = "
             f"{', '.join(map(str, sizes))} lie where the fits to ell -> inf hold "
             f"({regime.why}): the steps that extrapolate will report what these sizes show "
@@ -273,9 +285,9 @@ def linear_from(beta: float) -> str:
     threshold c* in c = β/√(log ℓ) (``theory.threshold.temperature_thresholds``, their ℓ → ∞
     values, docs/math.md §6), that is from
 
-    .. math:: \\ell^* = e^{(\beta/c^*)^2}
+    .. math:: \\ell^* = e^{(\\beta/c^*)^2}
 
-    on (an estimate: finite sizes move each c* by a few hundredths, §6)."""
+    (an estimate: finite sizes move each c* by a few hundredths, §6)."""
     starts = ", ".join(f"{name} {math.exp(min((beta / star) ** 2, 700.0)):.3g}"
                        for name, star in _temperature_thresholds())
     return (f"the temperature audit's thresholds (c = beta/sqrt(log ell) below c*, their "

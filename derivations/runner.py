@@ -270,11 +270,8 @@ def decide(steps: list[Step], params: Params, budget: float, progress=None,
         result was measured at; () where one of its rows is out of reach, or nothing states
         larger sizes."""
         stated = r.ell_needed
-        if stated == math.inf:
-            return ()
-        ell = max(floor[0] if floor else 0, 0 if stated is None else int(stated))
-        return (ell, 2 * ell, 4 * ell) if 4 * ell > max(sized.get(r.step.id, params.sizes)) \
-            else ()
+        need = stated if stated == math.inf else max(floor[0] if floor else 0, stated or 0)
+        return regimes.sizes_from(need, max(sized.get(r.step.id, params.sizes)))
 
     def look(draws: int, _z: float) -> tuple[str, bool]:
         nonlocal todo
@@ -319,14 +316,10 @@ def decide(steps: list[Step], params: Params, budget: float, progress=None,
         estimated seconds: the draws its steps read (``look_core_seconds``) on the draws
         this machine runs side by side there (``look_workers``), and the first look's time
         for the steps' own work."""
-        draws, workers = params.draws, look_workers(replace(params, sizes=at))
-        while True:
-            estimate = (first_look_s + look_core_seconds(group, replace(params, sizes=at,
-                                                                        draws=draws))
-                        / workers)
-            if estimate <= left or draws <= DRAWS_FEWEST:
-                return draws, estimate
-            draws = max(DRAWS_FEWEST, draws // 2)
+        workers = look_workers(replace(params, sizes=at))
+        return judging.draws_that_fit(
+            params.draws, lambda n: first_look_s + look_core_seconds(
+                group, replace(params, sizes=at, draws=n)) / workers, left, DRAWS_FEWEST)
 
     def grow_sizes(record: dict, stopped: str) -> str:
         """The steps still INCONCLUSIVE with rows outside their regime, looked at again at the
@@ -353,9 +346,7 @@ def decide(steps: list[Step], params: Params, budget: float, progress=None,
             draws, estimate = priced(group, at, left)
             if estimate > left:
                 waiting[at] = (f"it would take about {judging.time_text(estimate)} here with "
-                               f"{draws} draws per size, " + (
-                                   f"{judging.time_text(left)} of the budget left" if left > 0
-                                   else "the budget spent"))
+                               f"{draws} draws per size, {judging.left_text(left)}")
                 continue
             grown = replace(params, sizes=at, draws=draws)
             try:
@@ -395,7 +386,7 @@ def decide(steps: list[Step], params: Params, budget: float, progress=None,
             r = results[s.id][0] if s.id in results else None
             if r is None or r.verdict != INCONCLUSIVE:
                 continue
-            at = sizes_for(r) if r.ell_needed != math.inf else ()
+            at = sizes_for(r)
             if at or r.ell_needed == math.inf:
                 needed.setdefault(at, []).append(s)
         if needed:

@@ -373,9 +373,7 @@ def larger_sizes(run: Run) -> tuple[int, ...]:
     (``value_regime``), where fewer than three of ``run.sizes`` do and one is known; ()
     otherwise."""
     regime = value_regime(run)
-    if regime.first() is not None or not regime.need or 4 * regime.need <= max(run.sizes):
-        return ()
-    return (regime.need, 2 * regime.need, 4 * regime.need)
+    return () if regime.first() is not None else rg.sizes_from(regime.need, max(run.sizes))
 
 
 def decide(run: Run, folder: str | Path | None, budget: float,
@@ -409,23 +407,22 @@ def decide(run: Run, folder: str | Path | None, budget: float,
     record, stopped = judging.decide(look, run.draws, budget, price=price)
     larger = larger_sizes(run) if last[0].verdict == INCONCLUSIVE else ()
     if larger:
-        left, draws = budget - record["spent_s"], run.draws
+        left = budget - record["spent_s"]
         try:
             at = replace(run, sizes=larger)         # refused where its draws do not fit
         except ValueError as exc:
             stopped = f"larger sizes, ell = {', '.join(map(str, larger))}, refused: {exc}"
         else:
-            while look_seconds(replace(at, draws=draws), 0, done) > left and draws > 2:
-                draws = max(2, draws // 2)          # ``done``: the store's draws, all sizes
-            estimate = look_seconds(replace(at, draws=draws), 0, done)
+            draws, estimate = judging.draws_that_fit(       # ``done``: the store's draws
+                run.draws, lambda n: look_seconds(replace(at, draws=n), 0, done), left,
+                VARIANTS.fewest_draws)
             taken = len(record["looks"])
             if estimate > left or taken >= judging.LOOKS_MAX:
                 stopped = (f"a look at ell = {', '.join(map(str, larger))}, where the values "
                            f"are in their regime, with {draws} draws per size would take "
                            f"about {judging.time_text(estimate)} here, "
                            + (f"{judging.LOOKS_MAX} looks taken" if estimate <= left else
-                              f"{judging.time_text(left)} of the budget left" if left > 0
-                              else "the budget spent"))
+                              judging.left_text(left)))
             else:
                 current, began = at, record["spent_s"]
                 more, stopped = judging.decide(look, draws, left, judging.LOOKS_MAX - taken,
